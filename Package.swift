@@ -1,0 +1,52 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Custos",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        .library(name: "CustosSDK", targets: ["CustosSDK"]),
+        .library(name: "CustosAPI", targets: ["CustosAPI"]),
+        .executable(name: "custos", targets: ["custos"]),
+    ],
+    targets: [
+        // C libraries from Debian's -dev packages.
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+
+        // Wire types and codes, shared by server and SDK (Foundation only).
+        .target(name: "CustosAPI"),
+        // Entities, services, policies and the protocols they need (Foundation only).
+        .target(name: "CustosCore", dependencies: ["CustosAPI"]),
+        // HTTP runtime over libmicrohttpd; knows nothing about authentication.
+        .target(name: "CustosHTTP", dependencies: ["CMicroHTTPD"]),
+        // SQLite and PostgreSQL implementations of Core's stores.
+        .target(name: "CustosStore", dependencies: ["CustosCore", "CSQLite", "CLibPQ"]),
+        // OpenSSL + Argon2 implementations of Core's crypto protocols.
+        .target(name: "CustosCrypto", dependencies: ["CustosCore", "COpenSSL", "CArgon2"]),
+        // Handlers: wire types <-> domain, error -> HTTP mapping, routes.
+        .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP"]),
+        // Client SDK for apps.
+        .target(name: "CustosSDK", dependencies: ["CustosAPI"]),
+        // The one command: serve, migrate, admin, flows, bench, eval.
+        .executableTarget(
+            name: "custos",
+            dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosServer", "CustosSDK"]
+        ),
+
+        // Shared by test targets only (environment, child processes); not a product.
+        .target(name: "CustosTestSupport", path: "Sources/CustosTestSupport"),
+
+        .testTarget(name: "CustosCoreTests", dependencies: ["CustosCore"]),
+        .testTarget(name: "CustosHTTPTests", dependencies: ["CustosHTTP"]),
+        .testTarget(name: "CustosStoreTests", dependencies: ["CustosStore", "CustosCore", "CustosTestSupport"]),
+        .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCore"]),
+        .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosTestSupport"]),
+        .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI"]),
+        .testTarget(name: "CustosCLITests", dependencies: ["CustosAPI", "CustosTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Errors every store implementation reports in the same terms, whatever the database.
+public enum StoreError: Error, Equatable, Sendable {
+    /// The database cannot be reached now (server down, connection lost). Retry later.
+    case unavailable(String)
+    /// A row with the same key already exists.
+    case duplicate(String)
+    /// The schema could not be brought to the expected version.
+    case migrationFailed(String)
+    /// Any other database failure; the detail is for the log, never for a client.
+    case failure(String)
+}
+
+/// Lifecycle and reachability of the database behind the stores.
+public protocol DatabaseHealth: Sendable {
+    /// Throws `StoreError.unavailable` when the database cannot answer a trivial query.
+    func ping() throws
+    /// Releases every connection. Calls after `close()` throw `StoreError.unavailable`.
+    func close()
+}
+
+/// A single-use secret (activation code, login nonce, authorization code, challenge nonce):
+/// only its digest is stored, and consuming it is atomic in the database, so two server
+/// nodes can never both accept the same token.
+public struct SingleUseToken: Equatable, Sendable {
+    /// What the token is for (`"activation"`, `"login_nonce"`, …); tokens of different
+    /// purposes never collide.
+    public var purpose: String
+    /// SHA-256 (or HMAC) of the secret; the secret itself is never stored.
+    public var digest: Data
+    /// Whom the token belongs to (a user id, a device id, …).
+    public var subject: String
+    /// Opaque data the issuer needs back on consumption.
+    public var payload: Data
+    public var expiresAt: Date
+
+    public init(purpose: String, digest: Data, subject: String, payload: Data = Data(), expiresAt: Date) {
+        self.purpose = purpose
+        self.digest = digest
+        self.subject = subject
+        self.payload = payload
+        self.expiresAt = expiresAt
+    }
+}
+
+public protocol SingleUseTokenStore: Sendable {
+    /// Stores a new token. Throws `StoreError.duplicate` if the same purpose and digest exist.
+    func issue(_ token: SingleUseToken) throws
+    /// Atomically removes the token and returns it if it exists and has not expired at `now`;
+    /// returns nil otherwise. Of any number of concurrent callers, at most one gets the token.
+    func consume(purpose: String, digest: Data, now: Date) throws -> SingleUseToken?
+    /// Returns the token without consuming it, if present and unexpired.
+    func peek(purpose: String, digest: Data, now: Date) throws -> SingleUseToken?
+    /// Removes every token of `subject` for `purpose` (e.g. when a user is deleted); returns how many.
+    @discardableResult
+    func revokeAll(purpose: String, subject: String) throws -> Int
+    /// Removes expired tokens; returns how many.
+    @discardableResult
+    func purgeExpired(now: Date) throws -> Int
+}
+
+/// Named counters that change atomically in the database (attempt counters, rate limits).
+public protocol CounterStore: Sendable {
+    /// Adds one to `key` unless it has reached `limit`; returns the new value, or nil when the
+    /// counter was already at `limit`. Of concurrent callers, exactly `limit - start` succeed.
+    func increment(_ key: String, limit: Int64, now: Date) throws -> Int64?
+    /// The current value (0 for a counter never incremented or reset).
+    func value(_ key: String) throws -> Int64
+    /// Sets the counter back to 0.
+    func reset(_ key: String) throws
+}
+
+/// Everything the server needs from its database at this stage.
+public typealias Store = DatabaseHealth & SingleUseTokenStore & CounterStore
+
+extension StoreError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .unavailable(let detail): "database unavailable: \(detail)"
+        case .duplicate(let detail): "duplicate: \(detail)"
+        case .migrationFailed(let detail): "migration failed: \(detail)"
+        case .failure(let detail): "database error: \(detail)"
+        }
+    }
+}

@@ -1,0 +1,39 @@
+/// An error that maps directly to an HTTP answer with the standard error body
+/// `{"error":{"code":"<stable_snake_case>","message":"<human text>"}}`.
+///
+/// `code` is stable and meant for programs; `message` is for people and never carries
+/// internal detail (that goes to the log).
+public struct HTTPError: Error, Equatable, Sendable {
+    public var status: Int
+    public var code: String
+    public var message: String
+    /// Extra response headers (e.g. `Allow` for 405, `Retry-After` for 503).
+    public var headers: [String: String]
+
+    public init(status: Int, code: String, message: String, headers: [String: String] = [:]) {
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers
+    }
+
+    public static func badRequest(_ code: String = "bad_request", _ message: String) -> HTTPError {
+        HTTPError(status: 400, code: code, message: message)
+    }
+    public static func unprocessable(_ code: String = "invalid_request", _ message: String) -> HTTPError {
+        HTTPError(status: 422, code: code, message: message)
+    }
+    public static let notFound = HTTPError(status: 404, code: "not_found", message: "No such resource.")
+    public static func methodNotAllowed(allowed: [HTTPMethod]) -> HTTPError {
+        HTTPError(status: 405, code: "method_not_allowed",
+                  message: "Method not allowed here; allowed: \(allowed.map(\.rawValue).joined(separator: ", ")).",
+                  headers: ["Allow": allowed.map(\.rawValue).joined(separator: ", ")])
+    }
+    public static func payloadTooLarge(limit: Int) -> HTTPError {
+        HTTPError(status: 413, code: "payload_too_large", message: "The request body exceeds the limit of \(limit) bytes.")
+    }
+    public static func unsupportedMediaType(expected: String) -> HTTPError {
+        HTTPError(status: 415, code: "unsupported_media_type", message: "The request body must be \(expected).")
+    }
+    public static let internalError = HTTPError(status: 500, code: "internal_error", message: "An internal error occurred; it has been logged.")
+}

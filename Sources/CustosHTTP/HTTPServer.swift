@@ -1,0 +1,252 @@
+import CMicroHTTPD
+import Foundation
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd: a pool of threads each running an epoll loop,
+/// keep-alive, limits, JSON errors, request ids, an access log and metrics.
+///
+/// Handlers run on the pool's threads and may block. Nothing else in the project touches
+/// libmicrohttpd.
+public final class HTTPServer: Sendable {
+    public let configuration: HTTPServerConfiguration
+    public let metrics: HTTPMetrics
+    let router: Router
+    let logger: Logger
+    let errorMapper: @Sendable (any Error) -> HTTPError?
+
+    private struct Running: @unchecked Sendable {
+        let daemon: OpaquePointer
+        let port: Int
+    }
+    private let running = Mutex<Running?>(nil)
+
+    /// - Parameter errorMapper: turns errors thrown by handlers into answers (e.g. a store
+    ///   outage into 503). Errors it does not map, and that are not `HTTPError`, become 500
+    ///   with a generic message; their detail goes to the log only.
+    public init(configuration: HTTPServerConfiguration, router: Router, logger: Logger,
+                metrics: HTTPMetrics = HTTPMetrics(),
+                errorMapper: @escaping @Sendable (any Error) -> HTTPError? = { _ in nil }) {
+        self.configuration = configuration
+        self.router = router
+        self.logger = logger
+        self.metrics = metrics
+        self.errorMapper = errorMapper
+    }
+
+    deinit {
+        if let state = running.withLock({ $0 }) {
+            MHD_stop_daemon(state.daemon)
+        }
+    }
+
+    /// The port being listened on, once started.
+    public var port: Int? { running.withLock { $0?.port } }
+
+    /// Binds, listens and starts the worker threads. Throws when the address is unavailable.
+    public func start() throws {
+        let socket = try ListenSocket.open(host: configuration.host, port: configuration.port)
+        let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
+            | MHD_USE_TURBO.rawValue
+        // The context outlives the daemon: `stop()` (or deinit) stops the daemon first.
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let options: [CVarArg] = [
+            MHD_OPTION.LISTEN_SOCKET.rawValue, socket.descriptor,
+            MHD_OPTION.THREAD_POOL_SIZE.rawValue, UInt32(max(1, configuration.threads)),
+            MHD_OPTION.CONNECTION_LIMIT.rawValue, UInt32(max(1, configuration.maxConnections)),
+            MHD_OPTION.PER_IP_CONNECTION_LIMIT.rawValue, UInt32(max(0, configuration.maxConnectionsPerIP)),
+            MHD_OPTION.CONNECTION_TIMEOUT.rawValue, UInt32(max(0, configuration.connectionTimeoutSeconds)),
+            // Room for the request line and headers we accept, plus read buffering; anything
+            // beyond our own URL/header limits is refused by libmicrohttpd itself.
+            MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue,
+            Int(configuration.maxURLBytes + configuration.maxHeaderBytes + 16 * 1024),
+            MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
+            MHD_OPTION.END.rawValue,
+        ]
+        let daemon = withVaList(options) { arguments in
+            MHD_start_daemon_va(flags, 0, nil, nil, accessHandler, context, arguments)
+        }
+        guard let daemon else {
+            close(socket.descriptor)
+            throw HTTPError(status: 500, code: "server_start_failed", message: "libmicrohttpd refused to start")
+        }
+        running.withLock { $0 = Running(daemon: daemon, port: socket.port) }
+    }
+
+    /// Stops accepting connections, waits up to the grace period for requests in flight to
+    /// be answered, then stops the worker threads. Safe to call more than once.
+    public func stop() {
+        guard let state = running.withLock({ state -> Running? in defer { state = nil }; return state }) else { return }
+        let listener = MHD_quiesce_daemon(state.daemon)
+        if listener >= 0 { close(listener) }
+        let deadline = Date().addingTimeInterval(configuration.shutdownGraceSeconds)
+        while metrics.inFlight > 0 && Date() < deadline {
+            usleep(5_000)
+        }
+        let abandoned = metrics.inFlight
+        MHD_stop_daemon(state.daemon)
+        logger.info("http_stopped", ["abandoned_requests": .int(abandoned)])
+    }
+
+    // MARK: Dispatch
+
+    /// Routes a complete request and turns whatever happens into a response.
+    func respond(to request: inout Request) -> Response {
+        switch router.match(request.method, request.path) {
+        case .notFound:
+            return .error(.notFound)
+        case .methodNotAllowed(let allowed):
+            return .error(.methodNotAllowed(allowed: allowed))
+        case .found(let handler, let pattern, let parameters):
+            request.route = pattern
+            request.pathParameters = parameters
+            do {
+                return try handler(request)
+            } catch let error as HTTPError {
+                return .error(error)
+            } catch {
+                if let mapped = errorMapper(error) {
+                    if mapped.status >= 500 {
+                        logger.error("request_failed", ["request_id": .string(request.requestID), "route": .string(pattern),
+                                                        "error": .string(String(describing: error))])
+                    }
+                    return .error(mapped)
+                }
+                logger.error("unhandled_error", ["request_id": .string(request.requestID), "route": .string(pattern),
+                                                 "error": .string(String(describing: error))])
+                return .error(.internalError)
+            }
+        }
+    }
+}
+
+/// State of one request across libmicrohttpd's calls to the access handler.
+final class PendingRequest {
+    var body = Data()
+    var rejection: HTTPError?
+    let startNanos = DispatchTime.now().uptimeNanoseconds
+}
+
+private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, connectionContext in
+    guard let cls, let connection, let connectionContext, let uploadDataSize else { return MHD_Result.NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+
+    // First call: headers are in. Answering now would make libmicrohttpd close the
+    // connection, so keep-alive needs the answer on a later call.
+    guard let existing = connectionContext.pointee else {
+        let pending = PendingRequest()
+        server.metrics.requestStarted()
+        if let declared = lookupHeader(connection, "Content-Length").flatMap({ Int($0) }),
+           declared > server.configuration.maxBodyBytes {
+            pending.rejection = .payloadTooLarge(limit: server.configuration.maxBodyBytes)
+        }
+        connectionContext.pointee = Unmanaged.passRetained(pending).toOpaque()
+        return MHD_Result.YES
+    }
+    let pending = Unmanaged<PendingRequest>.fromOpaque(existing).takeUnretainedValue()
+
+    if uploadDataSize.pointee > 0 {
+        let size = uploadDataSize.pointee
+        if pending.rejection == nil {
+            if pending.body.count + size > server.configuration.maxBodyBytes {
+                pending.rejection = .payloadTooLarge(limit: server.configuration.maxBodyBytes)
+                pending.body = Data()
+            } else if let uploadData {
+                pending.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
+            }
+        }
+        uploadDataSize.pointee = 0
+        return MHD_Result.YES
+    }
+
+    let methodName = method.map { String(cString: $0) } ?? "GET"
+    let response = server.buildAndRespond(connection: connection, url: url, method: methodName, pending: pending)
+    return queue(response, requestID: response.headers["X-Request-Id"] ?? "", on: connection)
+}
+
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, connectionContext, _ in
+    guard let cls, let connectionContext, let existing = connectionContext.pointee else { return }
+    Unmanaged<PendingRequest>.fromOpaque(existing).release()
+    connectionContext.pointee = nil
+    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().metrics.requestFinished()
+}
+
+extension HTTPServer {
+    fileprivate func buildAndRespond(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: String,
+                                     pending: PendingRequest) -> Response {
+        let path = url.map { String(cString: $0) } ?? "/"
+        let headers = collectValues(connection, kind: .HEADER_KIND)
+        let query = collectValues(connection, kind: .GET_ARGUMENT_KIND)
+        let requestID = RequestID.make(clientValue: headers["X-Request-Id"])
+        var request = Request(method: HTTPMethod(rawValue: method), path: path, query: Dictionary(query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
+                              headers: headers, body: pending.body, requestID: requestID,
+                              remoteAddress: remoteAddress(connection))
+        pending.body = Data()
+
+        var response: Response
+        if let rejection = pending.rejection ?? checkLimits(path: path, query: query, headers: headers) {
+            response = .error(rejection)
+        } else {
+            response = respond(to: &request)
+        }
+        response.headers.set("X-Request-Id", requestID)
+
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - pending.startNanos) / 1e9
+        let route = request.route ?? "unmatched"
+        metrics.record(method: method, route: route, status: response.status, seconds: seconds)
+        logger.info("request", ["method": .string(method), "route": .string(route), "status": .int(response.status),
+                                "duration_ms": .double((seconds * 1e5).rounded() / 100), "request_id": .string(requestID)])
+        return response
+    }
+
+    private func checkLimits(path: String, query: HTTPHeaders, headers: HTTPHeaders) -> HTTPError? {
+        let urlBytes = path.utf8.count + query.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 }
+        if urlBytes > configuration.maxURLBytes {
+            return HTTPError(status: 414, code: "uri_too_long", message: "The request URI exceeds \(configuration.maxURLBytes) bytes.")
+        }
+        let headerBytes = headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
+        if headerBytes > configuration.maxHeaderBytes {
+            return HTTPError(status: 431, code: "headers_too_large", message: "The request headers exceed \(configuration.maxHeaderBytes) bytes.")
+        }
+        return nil
+    }
+}
+
+private func queue(_ response: Response, requestID: String, on connection: OpaquePointer) -> MHD_Result {
+    let mhdResponse = response.body.withUnsafeBytes { raw in
+        MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let mhdResponse else { return MHD_Result.NO }
+    for field in response.headers {
+        _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+    }
+    let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
+    MHD_destroy_response(mhdResponse)
+    return result
+}
+
+private func lookupHeader(_ connection: OpaquePointer, _ name: String) -> String? {
+    MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+}
+
+private final class ValueCollector {
+    var values = HTTPHeaders()
+}
+
+private func collectValues(_ connection: OpaquePointer, kind: MHD_ValueKind) -> HTTPHeaders {
+    let collector = ValueCollector()
+    withExtendedLifetime(collector) {
+        _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
+            guard let cls, let key else { return MHD_Result.YES }
+            let collector = Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
+            collector.values.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+            return MHD_Result.YES
+        }, Unmanaged.passUnretained(collector).toOpaque())
+    }
+    return collector.values
+}
+
+private func remoteAddress(_ connection: OpaquePointer) -> String? {
+    guard let info = custos_mhd_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS),
+          let address = info.pointee.client_addr else { return nil }
+    return ListenSocket.describe(address)
+}

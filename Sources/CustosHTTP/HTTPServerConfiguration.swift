@@ -1,0 +1,48 @@
+import Foundation
+
+/// Listening address, threads and the limits every request is held to.
+public struct HTTPServerConfiguration: Sendable, Equatable {
+    public var host: String
+    /// 0 picks any free port; `HTTPServer.port` tells which.
+    public var port: Int
+    /// Worker threads, each running its own epoll loop. Default: cores × 2.
+    public var threads: Int
+    /// Larger bodies are refused with 413.
+    public var maxBodyBytes: Int
+    /// Path plus query longer than this is refused with 414.
+    public var maxURLBytes: Int
+    /// Header fields longer than this in total are refused with 431.
+    public var maxHeaderBytes: Int
+    /// An idle or stalled connection is closed after this many seconds.
+    public var connectionTimeoutSeconds: Int
+    /// Connections open at once, all clients together.
+    public var maxConnections: Int
+    /// Connections open at once from one IP address (0: no per-IP limit).
+    public var maxConnectionsPerIP: Int
+    /// How long shutdown waits for requests in flight before closing anyway.
+    public var shutdownGraceSeconds: Double
+
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount * 2),
+        maxBodyBytes: Int = 8 * 1024 * 1024,
+        maxURLBytes: Int = 8 * 1024,
+        maxHeaderBytes: Int = 32 * 1024,
+        connectionTimeoutSeconds: Int = 30,
+        maxConnections: Int = 1000,
+        maxConnectionsPerIP: Int = 0,
+        shutdownGraceSeconds: Double = 10
+    ) {
+        self.host = host
+        self.port = port
+        self.threads = threads
+        self.maxBodyBytes = maxBodyBytes
+        self.maxURLBytes = maxURLBytes
+        self.maxHeaderBytes = maxHeaderBytes
+        self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerIP = maxConnectionsPerIP
+        self.shutdownGraceSeconds = shutdownGraceSeconds
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Synchronization
+
+/// A value in a structured log line.
+public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral {
+    case string(String)
+    case int(Int)
+    case double(Double)
+    case bool(Bool)
+
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(integerLiteral value: Int) { self = .int(value) }
+}
+
+/// Where log lines go.
+public protocol LogSink: Sendable {
+    func write(_ line: String)
+    func flush()
+}
+
+/// Writes one JSON object per line: `{"ts":…,"level":…,"event":…, fields…}`.
+///
+/// Callers pass only what is safe to log: never bodies, tokens, passwords or biometric data.
+public struct Logger: Sendable {
+    public enum Level: Int, Sendable, Comparable, CaseIterable {
+        case debug, info, warning, error
+        public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        public var name: String {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warning: "warning"
+            case .error: "error"
+            }
+        }
+        public init?(name: String) {
+            guard let level = Level.allCases.first(where: { $0.name == name }) else { return nil }
+            self = level
+        }
+    }
+
+    public let sink: any LogSink
+    public let minimumLevel: Level
+
+    public init(sink: any LogSink, level: Level = .info) {
+        self.sink = sink
+        self.minimumLevel = level
+    }
+
+    /// A logger that drops everything.
+    public static let discarding = Logger(sink: DiscardingLogSink(), level: .error)
+
+    public func debug(_ event: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.debug, event, fields) }
+    public func info(_ event: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.info, event, fields) }
+    public func warning(_ event: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.warning, event, fields) }
+    public func error(_ event: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.error, event, fields) }
+
+    public func log(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, LogValue>) {
+        log(level, event, fields: fields.map { ($0.key, $0.value) })
+    }
+
+    /// Logs `fields` in the given order (for lists built at run time).
+    public func log(_ level: Level, _ event: String, fields: [(String, LogValue)]) {
+        guard level >= minimumLevel else { return }
+        var line = #"{"ts":"#
+        appendJSONString(LogTimestamp.now(), to: &line)
+        line += #","level":""# + level.name + #"","event":"#
+        appendJSONString(event, to: &line)
+        for (key, value) in fields {
+            line += ","
+            appendJSONString(key, to: &line)
+            line += ":"
+            switch value {
+            case .string(let s): appendJSONString(s, to: &line)
+            case .int(let i): line += String(i)
+            case .double(let d): line += d.isFinite ? String(d) : "null"
+            case .bool(let b): line += b ? "true" : "false"
+            }
+        }
+        line += "}\n"
+        sink.write(line)
+    }
+}
+
+enum LogTimestamp {
+    /// RFC 3339 UTC with milliseconds, formatted without Foundation formatters (hot path).
+    static func now() -> String {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        var seconds = time_t(ts.tv_sec)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ v: Int32, _ width: Int) -> String {
+            let s = String(v)
+            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+        }
+        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
+            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(ts.tv_nsec / 1_000_000), 3))Z"
+    }
+}
+
+public struct DiscardingLogSink: LogSink {
+    public init() {}
+    public func write(_ line: String) {}
+    public func flush() {}
+}
+
+/// Buffers lines and writes them to a file descriptor when 64 KiB accumulate, every
+/// `interval`, and on `flush()`. Keeps one `write(2)` per request off the hot path.
+/// (`@unchecked`: the timer is only touched in `init` and `deinit`; the buffer is a Mutex.)
+public final class FileDescriptorLogSink: LogSink, @unchecked Sendable {
+    private let fd: Int32
+    private let buffer = Mutex<[UInt8]>([])
+    private let capacity = 64 * 1024
+    private let timer: DispatchSourceTimer
+
+    public init(fileDescriptor: Int32 = STDERR_FILENO, interval: Duration = .milliseconds(200)) {
+        fd = fileDescriptor
+        let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "custos.log.flush"))
+        self.timer = timer
+        let (seconds, attoseconds) = interval.components
+        let nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        timer.schedule(deadline: .now() + .nanoseconds(nanos), repeating: .nanoseconds(nanos))
+        timer.setEventHandler { [weak self] in self?.flush() }
+        timer.resume()
+    }
+
+    deinit {
+        timer.cancel()
+        flush()
+    }
+
+    public func write(_ line: String) {
+        let full: [UInt8]? = buffer.withLock { pending in
+            pending.append(contentsOf: line.utf8)
+            guard pending.count >= capacity else { return nil }
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        if let full { writeAll(full) }
+    }
+
+    public func flush() {
+        let pending = buffer.withLock { pending -> [UInt8] in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        if !pending.isEmpty { writeAll(pending) }
+    }
+
+    private func writeAll(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            var offset = 0
+            while offset < raw.count {
+                let n = Foundation.write(fd, base + offset, raw.count - offset)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { return }
+                offset += n
+            }
+        }
+    }
+}
+
+/// Keeps lines in memory; for tests.
+public final class MemoryLogSink: LogSink, Sendable {
+    private let storage = Mutex<[String]>([])
+    public init() {}
+    public func write(_ line: String) { storage.withLock { $0.append(line) } }
+    public func flush() {}
+    public var lines: [String] { storage.withLock { $0 } }
+}

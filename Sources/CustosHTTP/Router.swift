@@ -1,0 +1,104 @@
+/// Handles one request; runs on a server worker thread and may block (database, crypto).
+public typealias Handler = @Sendable (Request) throws -> Response
+
+/// Maps method + path to a handler. Patterns are literal segments and `{name}` parameters:
+/// `/v1/users/{id}/devices`. Static routes are found with one dictionary look-up.
+public struct Router: Sendable {
+    public struct Route: Sendable {
+        public let method: HTTPMethod
+        public let pattern: String
+        let segments: [Segment]
+        let handler: Handler
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    public enum Match: Sendable {
+        case found(Handler, pattern: String, parameters: [String: String])
+        case methodNotAllowed([HTTPMethod])
+        case notFound
+    }
+
+    private var staticRoutes: [String: [HTTPMethod: Route]] = [:]
+    private var parameterRoutes: [Route] = []
+    public private(set) var routes: [Route] = []
+
+    public init() {}
+
+    /// Adds a route. Adding the same method and pattern twice is a programming error.
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
+        let segments = Router.split(pattern).map { part -> Segment in
+            if part.hasPrefix("{") && part.hasSuffix("}") {
+                return .parameter(String(part.dropFirst().dropLast()))
+            }
+            return .literal(String(part))
+        }
+        precondition(!routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route \(method) \(pattern)")
+        let route = Route(method: method, pattern: pattern, segments: segments, handler: handler)
+        routes.append(route)
+        if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
+            staticRoutes[Router.normalized(pattern), default: [:]][method] = route
+        } else {
+            parameterRoutes.append(route)
+        }
+    }
+
+    public mutating func get(_ pattern: String, _ handler: @escaping Handler) { add(.get, pattern, handler) }
+    public mutating func post(_ pattern: String, _ handler: @escaping Handler) { add(.post, pattern, handler) }
+    public mutating func put(_ pattern: String, _ handler: @escaping Handler) { add(.put, pattern, handler) }
+    public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add(.delete, pattern, handler) }
+
+    /// Finds the handler for `method` and `path`. HEAD is served by GET routes.
+    public func match(_ method: HTTPMethod, _ path: String) -> Match {
+        let lookup = method == .head ? HTTPMethod.get : method
+        if let byMethod = staticRoutes[Router.normalized(path)] {
+            if let route = byMethod[lookup] {
+                return .found(route.handler, pattern: route.pattern, parameters: [:])
+            }
+            return .methodNotAllowed(Router.allowed(byMethod.keys))
+        }
+        let parts = Router.split(path)
+        var allowed: Set<HTTPMethod> = []
+        for route in parameterRoutes {
+            guard let parameters = Router.bind(route.segments, to: parts) else { continue }
+            if route.method == lookup {
+                return .found(route.handler, pattern: route.pattern, parameters: parameters)
+            }
+            allowed.insert(route.method)
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(Router.allowed(allowed))
+    }
+
+    private static func bind(_ segments: [Segment], to parts: [Substring]) -> [String: String]? {
+        guard segments.count == parts.count else { return nil }
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let literal) where literal != part: return nil
+            case .literal: continue
+            case .parameter(let name):
+                guard !part.isEmpty else { return nil }
+                parameters[name] = String(part)
+            }
+        }
+        return parameters
+    }
+
+    private static func allowed(_ methods: some Sequence<HTTPMethod>) -> [HTTPMethod] {
+        var set = Set(methods)
+        if set.contains(.get) { set.insert(.head) }
+        return set.sorted { $0.rawValue < $1.rawValue }
+    }
+
+    private static func split(_ path: String) -> [Substring] {
+        path.split(separator: "/", omittingEmptySubsequences: true)
+    }
+
+    /// `/a/b/` and `/a/b` are the same route.
+    private static func normalized(_ path: String) -> String {
+        path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+    }
+}

@@ -1,0 +1,28 @@
+import CustosHTTP
+import Foundation
+
+/// Everything `custos serve` needs, resolved from flags, environment and config file.
+public struct ServerConfiguration: Sendable, Equatable {
+    public enum SQLiteSynchronous: String, Sendable, Equatable {
+        case full, normal
+    }
+
+    public var http = HTTPServerConfiguration()
+    public var dataDirectory = "./.custos"
+    /// PostgreSQL instead of SQLite when set.
+    public var databaseURL: String?
+    public var development = false
+    /// Base64 master key given directly (secret).
+    public var masterKey: String?
+    public var masterKeyFile: String?
+    public var logLevel: Logger.Level = .info
+    public var sqliteSynchronous: SQLiteSynchronous = .full
+    public var databasePoolSize = 4
+
+    public init() {}
+
+    /// The SQLite file used when no database URL is set.
+    public var sqlitePath: String { (dataDirectory as NSString).appendingPathComponent("custos.sqlite") }
+    /// Where `--dev` keeps its generated master key.
+    public var developmentKeyPath: String { (dataDirectory as NSString).appendingPathComponent("dev-master-key") }
+}

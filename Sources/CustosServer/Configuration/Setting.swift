@@ -1,0 +1,54 @@
+/// One configuration setting, known by three names: the config-file key (`data_dir`),
+/// the flag (`--data-dir`) and the environment variable (`CUSTOS_DATA_DIR`).
+public struct Setting: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        case string
+        case integer(ClosedRange<Int>)
+        case boolean
+        case choice([String])
+    }
+
+    /// The config-file key, snake_case.
+    public let key: String
+    public let kind: Kind
+    public let help: String
+    /// Masked when the configuration is printed.
+    public let isSecret: Bool
+
+    public init(_ key: String, _ kind: Kind, help: String, secret: Bool = false) {
+        self.key = key
+        self.kind = kind
+        self.help = help
+        self.isSecret = secret
+    }
+
+    public var flag: String { "--" + key.replacingOccurrences(of: "_", with: "-") }
+    public var environmentVariable: String { "CUSTOS_" + key.uppercased() }
+}
+
+extension Setting {
+    public static let host = Setting("host", .string, help: "address to listen on (default 127.0.0.1)")
+    public static let port = Setting("port", .integer(0...65535), help: "port to listen on; 0 picks a free one (default 8080)")
+    public static let dataDir = Setting("data_dir", .string, help: "directory for the SQLite database and the dev master key (default ./.custos)")
+    public static let databaseURL = Setting("database_url", .string, help: "postgres://… to use PostgreSQL instead of SQLite", secret: true)
+    public static let config = Setting("config", .string, help: "JSON configuration file")
+    public static let dev = Setting("dev", .boolean, help: "development mode: generate and keep a master key in the data directory")
+    public static let masterKey = Setting("master_key", .string, help: "master key, 32 bytes in base64 (prefer master_key_file)", secret: true)
+    public static let masterKeyFile = Setting("master_key_file", .string, help: "file holding the base64 master key")
+    public static let threads = Setting("threads", .integer(1...1024), help: "HTTP worker threads (default cores x 2)")
+    public static let maxBodyBytes = Setting("max_body_bytes", .integer(1024...(1 << 30)), help: "largest request body accepted (default 8388608)")
+    public static let connectionTimeout = Setting("connection_timeout", .integer(1...3600), help: "seconds before an idle connection is closed (default 30)")
+    public static let maxConnections = Setting("max_connections", .integer(1...100_000), help: "connections open at once (default 1000)")
+    public static let maxConnectionsPerIP = Setting("max_connections_per_ip", .integer(0...100_000), help: "connections open at once from one IP; 0 = no limit (default 0)")
+    public static let shutdownGrace = Setting("shutdown_grace", .integer(0...3600), help: "seconds to finish in-flight requests on shutdown (default 10)")
+    public static let logLevel = Setting("log_level", .choice(["debug", "info", "warning", "error"]), help: "least severe log level written (default info)")
+    public static let sqliteSynchronous = Setting("sqlite_synchronous", .choice(["full", "normal"]), help: "SQLite durability: full (default) or normal")
+    public static let databasePoolSize = Setting("database_pool_size", .integer(1...256), help: "database connections (PostgreSQL) or SQLite readers (default 4)")
+
+    /// Every setting `custos serve` understands, in the order help and the start-up print show them.
+    public static let all: [Setting] = [
+        .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .threads, .maxBodyBytes,
+        .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .shutdownGrace, .logLevel, .sqliteSynchronous,
+        .databasePoolSize,
+    ]
+}

@@ -1,0 +1,25 @@
+import CustosCore
+import CustosHTTP
+
+/// The one place where domain and infrastructure errors become HTTP answers.
+/// Details stay in the log; clients get a stable code and a plain message.
+public enum ErrorMapping {
+    public static func httpError(for error: any Error) -> HTTPError? {
+        switch error {
+        case let error as HTTPError:
+            return error
+        case let error as StoreError:
+            switch error {
+            case .unavailable:
+                return HTTPError(status: 503, code: "database_unavailable",
+                                 message: "The database is unavailable; try again shortly.", headers: ["Retry-After": "1"])
+            case .duplicate:
+                return HTTPError(status: 409, code: "conflict", message: "The resource already exists.")
+            case .migrationFailed, .failure:
+                return .internalError
+            }
+        default:
+            return nil
+        }
+    }
+}

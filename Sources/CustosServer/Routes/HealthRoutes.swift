@@ -1,0 +1,37 @@
+import CustosAPI
+import CustosCore
+import CustosHTTP
+import Foundation
+
+/// `GET /healthz` (alive), `GET /readyz` (database answers), `GET /metrics` (Prometheus).
+enum HealthRoutes {
+    static func register(on router: inout Router, database: any DatabaseHealth, metrics: HTTPMetrics) {
+        // Constant answer, encoded once: keeps JSON encoding off the hottest path.
+        let healthBody = (try? JSONEncoder.custos.encode(HealthStatus(version: CustosVersion.current))) ?? Data()
+        router.get("/healthz") { _ in .json(raw: healthBody) }
+
+        let readyBody = (try? JSONEncoder.custos.encode(ReadinessStatus(status: "ready", database: "ok"))) ?? Data()
+        router.get("/readyz") { _ in
+            do {
+                try database.ping()
+                return .json(raw: readyBody)
+            } catch StoreError.unavailable {
+                throw HTTPError(status: 503, code: "database_unavailable", message: "The database is unavailable.",
+                                headers: ["Retry-After": "1"])
+            }
+        }
+
+        router.get("/metrics") { _ in
+            .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
+        }
+    }
+}
+
+extension JSONEncoder {
+    /// The encoder for every JSON answer: sorted keys, unescaped slashes.
+    static var custos: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }
+}

@@ -1,0 +1,61 @@
+/// One schema change, written once per dialect. Versions start at 1 and increase by one;
+/// a released migration is never edited, only followed by a new one.
+struct Migration: Sendable {
+    let version: Int
+    let name: String
+    let sqlite: String
+    let postgres: String
+
+    func sql(for dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite: return sqlite
+        case .postgresql: return postgres
+        }
+    }
+}
+
+/// Every migration the code knows, in order.
+enum Migrations {
+    static let all: [Migration] = [
+        Migration(
+            version: 1,
+            name: "single_use_tokens and counters",
+            sqlite: """
+                CREATE TABLE single_use_tokens (
+                    purpose    TEXT    NOT NULL,
+                    digest     BLOB    NOT NULL,
+                    subject    TEXT    NOT NULL,
+                    payload    BLOB    NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    PRIMARY KEY (purpose, digest)
+                ) WITHOUT ROWID;
+                CREATE INDEX single_use_tokens_expires_at ON single_use_tokens (expires_at);
+                CREATE INDEX single_use_tokens_purpose_subject ON single_use_tokens (purpose, subject);
+                CREATE TABLE counters (
+                    key        TEXT    NOT NULL PRIMARY KEY,
+                    value      INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                """,
+            postgres: """
+                CREATE TABLE single_use_tokens (
+                    purpose    TEXT   NOT NULL,
+                    digest     BYTEA  NOT NULL,
+                    subject    TEXT   NOT NULL,
+                    payload    BYTEA  NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    PRIMARY KEY (purpose, digest)
+                );
+                CREATE INDEX single_use_tokens_expires_at ON single_use_tokens (expires_at);
+                CREATE INDEX single_use_tokens_purpose_subject ON single_use_tokens (purpose, subject);
+                CREATE TABLE counters (
+                    key        TEXT   NOT NULL PRIMARY KEY,
+                    value      BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                );
+                """
+        ),
+    ]
+
+    static var latestVersion: Int { all.last?.version ?? 0 }
+}

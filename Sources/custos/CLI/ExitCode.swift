@@ -1,0 +1,11 @@
+/// The exit statuses every `custos` command uses.
+enum ExitCode: Int32 {
+    /// Done.
+    case ok = 0
+    /// The command ran and failed (server unreachable, database error, …).
+    case failure = 1
+    /// The command line or configuration is wrong; a one-line reason was printed.
+    case usage = 2
+    /// A comparison answered "different" (`custos face compare`).
+    case different = 3
+}

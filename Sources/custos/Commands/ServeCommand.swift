@@ -1,0 +1,114 @@
+import CustosHTTP
+import CustosServer
+import Dispatch
+import Foundation
+
+/// `custos serve`: resolve the configuration, open the store, serve until SIGTERM/SIGINT.
+enum ServeCommand {
+    static let command = Command(
+        spec: CommandSpec(path: "serve", summary: "Serve the Custos HTTP API (SQLite by default, PostgreSQL with --database-url).",
+                          options: settingOptions(Setting.all))
+    ) { arguments in
+        try run(arguments)
+    }
+
+    /// One option per setting; boolean settings are bare flags.
+    static func settingOptions(_ settings: [Setting]) -> [OptionSpec] {
+        settings.map { setting in
+            let name = String(setting.flag.dropFirst(2))
+            let help = "\(setting.help) [\(setting.environmentVariable)]"
+            if case .boolean = setting.kind { return .flag(name, help) }
+            return .value(name, "VALUE", help)
+        }
+    }
+
+    /// The values given as flags, keyed by setting key.
+    static func flagValues(_ arguments: ParsedArguments, settings: [Setting]) -> [String: String] {
+        var values: [String: String] = [:]
+        for setting in settings {
+            let name = String(setting.flag.dropFirst(2))
+            if let value = arguments.value(name) { values[setting.key] = value }
+            if arguments.has(name) { values[setting.key] = "true" }
+        }
+        return values
+    }
+
+    static func resolveConfiguration(_ arguments: ParsedArguments, settings: [Setting] = Setting.all) throws -> ConfigurationLoader.Resolved {
+        do {
+            return try ConfigurationLoader(settings: settings)
+                .load(flags: flagValues(arguments, settings: settings), environment: ProcessInfo.processInfo.environment)
+        } catch let error as ConfigurationError {
+            throw UsageError(error.message)
+        }
+    }
+
+    private static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+        let resolved = try resolveConfiguration(arguments)
+        let configuration = resolved.configuration
+        let sink = FileDescriptorLogSink(fileDescriptor: STDERR_FILENO)
+        let logger = Logger(sink: sink, level: configuration.logLevel)
+
+        let masterKey = try MasterKeyLoader.load(configuration)
+        let store = try StoreFactory.open(configuration, migrate: true)
+        let server = CustosApplication.makeServer(ApplicationDependencies(store: store), configuration: configuration.http,
+                                                  logger: logger)
+        do {
+            try server.start()
+        } catch {
+            store.close()
+            throw error
+        }
+
+        logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port ?? configuration.http.port),
+                                  "database": .string(StoreFactory.describe(configuration)),
+                                  "threads": .int(configuration.http.threads)])
+        logger.log(.info, "configuration", fields: resolved.maskedValues().map { ($0.key, .string($0.value)) })
+        if configuration.development {
+            logger.warning("development_mode", [
+                "message": "DEVELOPMENT MODE: the master key is generated and stored in plain text in the data directory. Never use --dev in production.",
+                "master_key_file": .string(configuration.developmentKeyPath), "master_key_id": .string(masterKey.keyID),
+            ])
+        } else {
+            logger.info("master_key", ["master_key_id": .string(masterKey.keyID)])
+        }
+        sink.flush()
+
+        let signal = waitForTerminationSignal()
+        logger.info("shutting_down", ["signal": .string(signal)])
+        server.stop()
+        store.close()
+        logger.info("stopped")
+        sink.flush()
+        return .ok
+    }
+
+    /// Blocks until SIGTERM or SIGINT arrives; returns its name.
+    private static func waitForTerminationSignal() -> String {
+        let received = DispatchSemaphore(value: 0)
+        let name = LockedBox("")
+        let queue = DispatchQueue(label: "custos.signals")
+        var sources: [any DispatchSourceSignal] = []
+        for (number, label) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler {
+                name.set(label)
+                received.signal()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        received.wait()
+        sources.forEach { $0.cancel() }
+        return name.get()
+    }
+}
+
+/// A value shared with a signal handler.
+final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+    init(_ value: Value) { self.value = value }
+    func set(_ newValue: Value) { lock.withLock { value = newValue } }
+    func get() -> Value { lock.withLock { value } }
+}

@@ -1,0 +1,45 @@
+import CustosCrypto
+import CustosServer
+import Foundation
+
+/// Finds the master key: given directly, in a file, or — in `--dev` only — generated once
+/// and kept in the data directory. Outside `--dev` a missing key is a usage error.
+enum MasterKeyLoader {
+    static func load(_ configuration: ServerConfiguration) throws -> MasterKey {
+        if let text = configuration.masterKey {
+            return try parse(text, origin: "CUSTOS_MASTER_KEY")
+        }
+        if let path = configuration.masterKeyFile {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw UsageError("cannot read the master key file \(path)")
+            }
+            return try parse(String(decoding: data, as: UTF8.self), origin: "master key file \(path)")
+        }
+        guard configuration.development else {
+            throw UsageError("a master key is required: set CUSTOS_MASTER_KEY_FILE (or --master-key-file) to a file holding 32 random bytes in base64, or use --dev for development")
+        }
+        return try developmentKey(at: configuration.developmentKeyPath, directory: configuration.dataDirectory)
+    }
+
+    private static func parse(_ text: String, origin: String) throws -> MasterKey {
+        do {
+            return try MasterKey(base64: text.trimmingCharacters(in: .whitespacesAndNewlines))
+        } catch {
+            throw UsageError("\(origin) is not a valid master key: \(error)")
+        }
+    }
+
+    private static func developmentKey(at path: String, directory: String) throws -> MasterKey {
+        if let data = FileManager.default.contents(atPath: path) {
+            return try parse(String(decoding: data, as: UTF8.self), origin: "development key \(path)")
+        }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let key = MasterKey.generate()
+        guard FileManager.default.createFile(atPath: path, contents: Data((key.exportBase64() + "\n").utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw UsageError("cannot write the development master key to \(path)")
+        }
+        return key
+    }
+}

@@ -1,0 +1,237 @@
+@testable import CustosHTTP
+import Foundation
+import Testing
+
+private struct Boom: Error {}
+
+@Suite struct ServerBehaviourTests {
+    private static func standardServer(_ configuration: HTTPServerConfiguration = HTTPServerConfiguration(port: 0, threads: 2)) throws -> TestServer {
+        try TestServer(configuration: configuration) { router in
+            router.get("/hello/{name}") { request in
+                try .json(Greeting(name: request.parameter("name"), count: Int(request.query["n"] ?? "1") ?? 1))
+            }
+            router.post("/echo") { request in
+                try .json(request.decodeJSON(Greeting.self), status: 201)
+            }
+            router.get("/boom") { _ in throw Boom() }
+            router.get("/slow") { _ in
+                Thread.sleep(forTimeInterval: 0.5)
+                return .text("done")
+            }
+        }
+    }
+
+    @Test func routesWithParametersAndQuery() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let reply = try server.client().request("GET", "/hello/ada?n=3")
+        #expect(reply.status == 200)
+        #expect(reply.headers["content-type"] == "application/json")
+        #expect(try JSONDecoder().decode(Greeting.self, from: reply.body) == Greeting(name: "ada", count: 3))
+    }
+
+    @Test func unknownRouteIs404JSON() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let reply = try server.client().request("GET", "/missing")
+        #expect(reply.status == 404)
+        #expect(reply.errorCode == "not_found")
+        #expect(reply.headers["content-type"] == "application/json")
+    }
+
+    @Test func wrongMethodIs405WithAllow() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let reply = try server.client().request("DELETE", "/echo")
+        #expect(reply.status == 405)
+        #expect(reply.errorCode == "method_not_allowed")
+        #expect(reply.headers["allow"] == "POST")
+    }
+
+    @Test func keepAliveServesSeveralRequestsOnOneConnection() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let client = try server.client()
+        for n in 1...3 {
+            let reply = try client.request("GET", "/hello/k?n=\(n)")
+            #expect(reply.status == 200)
+            #expect(reply.headers["connection"]?.lowercased() != "close")
+        }
+        let posted = try client.request("POST", "/echo", headers: ["Content-Type": "application/json"],
+                                        body: Data(#"{"name":"x","count":2}"#.utf8))
+        #expect(posted.status == 201)
+    }
+
+    @Test func malformedJSONIs400() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let reply = try server.client().request("POST", "/echo", headers: ["Content-Type": "application/json"],
+                                                body: Data(#"{"name": "x", "#.utf8))
+        #expect(reply.status == 400)
+        #expect(reply.errorCode == "malformed_json")
+    }
+
+    @Test func emptyJSONBodyIs400() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let reply = try server.client().request("POST", "/echo", headers: ["Content-Type": "application/json"], body: Data())
+        #expect(reply.status == 400)
+    }
+
+    @Test func wellFormedButWrongShapeIs422() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let client = try server.client()
+        let wrongType = try client.request("POST", "/echo", headers: ["Content-Type": "application/json"],
+                                           body: Data(#"{"name":"x","count":"two"}"#.utf8))
+        #expect(wrongType.status == 422)
+        #expect(wrongType.errorCode == "wrong_type")
+        #expect((wrongType.json?["error"] as? [String: Any])?["message"] as? String == "Field 'count' must be of type integer.")
+        let missing = try client.request("POST", "/echo", headers: ["Content-Type": "application/json"],
+                                         body: Data(#"{"name":"x"}"#.utf8))
+        #expect(missing.status == 422)
+        #expect(missing.errorCode == "missing_field")
+    }
+
+    @Test func wrongContentTypeIs415() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let reply = try server.client().request("POST", "/echo", headers: ["Content-Type": "text/plain"],
+                                                body: Data(#"{"name":"x","count":1}"#.utf8))
+        #expect(reply.status == 415)
+        #expect(reply.errorCode == "unsupported_media_type")
+    }
+
+    @Test func jsonWithCharsetParameterIsAccepted() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let reply = try server.client().request("POST", "/echo", headers: ["Content-Type": "application/json; charset=utf-8"],
+                                                body: Data(#"{"name":"x","count":1}"#.utf8))
+        #expect(reply.status == 201)
+    }
+
+    @Test func oversizedBodyIs413JSON() throws {
+        let server = try Self.standardServer(HTTPServerConfiguration(port: 0, threads: 2, maxBodyBytes: 1024))
+        defer { server.stop() }
+        let big = Data(repeating: UInt8(ascii: "a"), count: 64 * 1024)
+        let declared = try server.client().request("POST", "/echo", headers: ["Content-Type": "application/json"], body: big)
+        #expect(declared.status == 413)
+        #expect(declared.errorCode == "payload_too_large")
+
+        // Chunked: no Content-Length to refuse early; the body is counted as it arrives.
+        let client = try server.client()
+        var chunked = Data("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for _ in 0..<4 {
+            chunked += Data("1000\r\n".utf8) + Data(repeating: UInt8(ascii: "b"), count: 4096) + Data("\r\n".utf8)
+        }
+        chunked += Data("0\r\n\r\n".utf8)
+        try client.send(chunked)
+        let reply = try client.readReply()
+        #expect(reply.status == 413)
+        #expect(reply.errorCode == "payload_too_large")
+    }
+
+    @Test func longURIIs414AndLargeHeadersAre431() throws {
+        let server = try Self.standardServer(HTTPServerConfiguration(port: 0, threads: 2, maxURLBytes: 256, maxHeaderBytes: 1024))
+        defer { server.stop() }
+        let long = try server.client().request("GET", "/hello/" + String(repeating: "x", count: 300))
+        #expect(long.status == 414)
+        #expect(long.errorCode == "uri_too_long")
+        let headers = try server.client().request("GET", "/hello/x", headers: ["X-Filler": String(repeating: "y", count: 1500)])
+        #expect(headers.status == 431)
+        #expect(headers.errorCode == "headers_too_large")
+    }
+
+    @Test func thrownErrorIs500WithGenericMessageAndDetailOnlyInLog() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let reply = try server.client().request("GET", "/boom")
+        #expect(reply.status == 500)
+        #expect(reply.errorCode == "internal_error")
+        #expect(!String(decoding: reply.body, as: UTF8.self).contains("Boom"))
+        #expect(server.log.lines.contains { $0.contains("unhandled_error") && $0.contains("Boom") })
+    }
+
+    @Test func mappedErrorsUseTheMapper() throws {
+        let server = try TestServer(errorMapper: { error in
+            error is Boom ? HTTPError(status: 503, code: "database_unavailable", message: "down") : nil
+        }) { router in
+            router.get("/boom") { _ in throw Boom() }
+        }
+        defer { server.stop() }
+        let reply = try server.client().request("GET", "/boom")
+        #expect(reply.status == 503)
+        #expect(reply.errorCode == "database_unavailable")
+    }
+
+    @Test func requestIDIsEchoedOrGenerated() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let client = try server.client()
+        let echoed = try client.request("GET", "/hello/a", headers: ["X-Request-Id": "abc-123"])
+        #expect(echoed.headers["x-request-id"] == "abc-123")
+        let hostile = try client.request("GET", "/hello/a", headers: ["X-Request-Id": "bad id\"{}"])
+        #expect(hostile.headers["x-request-id"] != nil)
+        #expect(hostile.headers["x-request-id"] != "bad id\"{}")
+        let generated = try client.request("GET", "/hello/a")
+        #expect(generated.headers["x-request-id"]?.isEmpty == false)
+        #expect(generated.headers["x-request-id"] != hostile.headers["x-request-id"])
+    }
+
+    @Test func accessLogHasOneJSONLinePerRequestWithoutBodies() throws {
+        let server = try Self.standardServer()
+        let client = try server.client()
+        _ = try client.request("POST", "/echo", headers: ["Content-Type": "application/json", "X-Request-Id": "log-test",
+                                                         "Authorization": "Bearer secret-token"],
+                               body: Data(#"{"name":"secret-body","count":1}"#.utf8))
+        server.stop()
+        let lines = server.log.lines.filter { $0.contains(#""event":"request""#) }
+        #expect(lines.count == 1)
+        let line = try #require(lines.first)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        #expect(object["method"] as? String == "POST")
+        #expect(object["route"] as? String == "/echo")
+        #expect(object["status"] as? Int == 201)
+        #expect(object["request_id"] as? String == "log-test")
+        #expect(object["duration_ms"] != nil)
+        #expect(!line.contains("secret-body"))
+        #expect(!line.contains("secret-token"))
+    }
+
+    @Test func metricsCountRequestsByRouteAndStatus() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let client = try server.client()
+        _ = try client.request("GET", "/hello/a")
+        _ = try client.request("GET", "/hello/b")
+        _ = try client.request("GET", "/missing")
+        let text = server.server.metrics.render()
+        #expect(text.contains(#"custos_http_requests_total{method="GET",route="/hello/{name}",status="200"} 2"#))
+        #expect(text.contains(#"custos_http_requests_total{method="GET",route="unmatched",status="404"} 1"#))
+        #expect(text.contains(#"custos_http_request_duration_seconds_count{method="GET",route="/hello/{name}"} 2"#))
+        #expect(text.contains("custos_http_requests_in_flight"))
+    }
+
+    @Test func headAnswersWithoutBody() throws {
+        let server = try Self.standardServer()
+        defer { server.stop() }
+        let reply = try server.client().request("HEAD", "/hello/a")
+        #expect(reply.status == 200)
+        #expect(reply.body.isEmpty)
+    }
+
+    @Test func shutdownDrainsAnInFlightRequest() async throws {
+        let server = try Self.standardServer()
+        let client = try server.client()
+        let reply = Task.detached { try client.request("GET", "/slow") }
+        // Wait until the slow request is being handled, then stop.
+        let deadline = Date().addingTimeInterval(5)
+        while server.server.metrics.inFlight == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(server.server.metrics.inFlight == 1)
+        server.stop()
+        let answered = try await reply.value
+        #expect(answered.status == 200)
+        #expect(String(decoding: answered.body, as: UTF8.self) == "done")
+        #expect(throws: (any Error).self) { try RawHTTPClient(port: server.port).request("GET", "/hello/a") }
+    }
+}

@@ -1,0 +1,373 @@
+import CustosCore
+import Foundation
+import Testing
+
+@testable import CustosStore
+
+/// The behaviour every `Store` implementation must show, written once and run against
+/// SQLite (`SQLiteStoreTests`) and PostgreSQL (`PostgresStoreTests`).
+enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case issuePeekConsume
+    case consumedOnlyOnce
+    case expiredNotConsumable
+    case wrongPurposeOrDigestNotConsumable
+    case duplicateIssue
+    case revokeAll
+    case purgeExpired
+    case valuesRoundTrip
+    case emptyStringsAreOrdinaryValues
+    case incrementToLimit
+    case counterValueAndReset
+    case ping
+    case closeThenUnavailable
+    case migrationsIdempotent
+    case migrationsFromEmptyDatabase
+    case refusesNewerSchema
+    case concurrentConsumeHasOneWinner
+    case concurrentIncrementStopsAtLimit
+    case concurrentDuplicateIssue
+    case concurrentMigrate
+
+    var testDescription: String { rawValue }
+
+    func run(_ kind: StoreKind) throws {
+        switch self {
+        case .issuePeekConsume: try withStore(kind, Self.issuePeekConsume)
+        case .consumedOnlyOnce: try withStore(kind, Self.consumedOnlyOnce)
+        case .expiredNotConsumable: try withStore(kind, Self.expiredNotConsumable)
+        case .wrongPurposeOrDigestNotConsumable: try withStore(kind, Self.wrongPurposeOrDigest)
+        case .duplicateIssue: try withStore(kind, Self.duplicateIssue)
+        case .revokeAll: try withStore(kind, Self.revokeAll)
+        case .purgeExpired: try withStore(kind, Self.purgeExpired)
+        case .valuesRoundTrip: try withStore(kind, Self.valuesRoundTrip)
+        case .emptyStringsAreOrdinaryValues: try withStore(kind, Self.emptyStrings)
+        case .incrementToLimit: try withStore(kind, Self.incrementToLimit)
+        case .counterValueAndReset: try withStore(kind, Self.counterValueAndReset)
+        case .ping: try withStore(kind) { store, _ in try store.ping() }
+        case .closeThenUnavailable: try withStore(kind, Self.closeThenUnavailable)
+        case .migrationsIdempotent: try withStore(kind, Self.migrationsIdempotent)
+        case .migrationsFromEmptyDatabase: try withHarness(kind, Self.migrationsFromEmptyDatabase)
+        case .refusesNewerSchema: try withStore(kind, Self.refusesNewerSchema)
+        case .concurrentConsumeHasOneWinner: try withHarness(kind, Self.concurrentConsume)
+        case .concurrentIncrementStopsAtLimit: try withHarness(kind, Self.concurrentIncrement)
+        case .concurrentDuplicateIssue: try withStore(kind, Self.concurrentDuplicateIssue)
+        case .concurrentMigrate: try withHarness(kind, Self.concurrentMigrate)
+        }
+    }
+
+    // MARK: Single-use tokens
+
+    static func token(_ name: String, purpose: String = "activation", subject: String = "user-1", expiresIn seconds: TimeInterval = 60) -> SingleUseToken {
+        SingleUseToken(
+            purpose: purpose, digest: digest(name), subject: subject,
+            payload: Data("payload of \(name)".utf8), expiresAt: testNow.addingTimeInterval(seconds)
+        )
+    }
+
+    static func issuePeekConsume(_ store: SQLStore, _: StoreHarness) throws {
+        let issued = token("a")
+        try store.issue(issued)
+        #expect(try store.peek(purpose: issued.purpose, digest: issued.digest, now: testNow) == issued)
+        // Peeking does not consume.
+        #expect(try store.peek(purpose: issued.purpose, digest: issued.digest, now: testNow) == issued)
+        #expect(try store.consume(purpose: issued.purpose, digest: issued.digest, now: testNow) == issued)
+        #expect(try store.peek(purpose: issued.purpose, digest: issued.digest, now: testNow) == nil)
+    }
+
+    static func consumedOnlyOnce(_ store: SQLStore, _: StoreHarness) throws {
+        let issued = token("once")
+        try store.issue(issued)
+        #expect(try store.consume(purpose: issued.purpose, digest: issued.digest, now: testNow) == issued)
+        #expect(try store.consume(purpose: issued.purpose, digest: issued.digest, now: testNow) == nil)
+        // Once consumed, the same token may be issued again (a new secret would be better, but
+        // the store does not forbid it).
+        try store.issue(issued)
+        #expect(try store.consume(purpose: issued.purpose, digest: issued.digest, now: testNow) == issued)
+    }
+
+    static func expiredNotConsumable(_ store: SQLStore, _: StoreHarness) throws {
+        let past = token("past", expiresIn: -1)
+        let boundary = token("boundary", expiresIn: 0)
+        var justAlive = token("alive")
+        justAlive.expiresAt = Date(timeIntervalSince1970: 1_700_000_000_001 / 1000)  // testNow + 1 ms
+        for t in [past, boundary, justAlive] { try store.issue(t) }
+        #expect(try store.peek(purpose: past.purpose, digest: past.digest, now: testNow) == nil)
+        #expect(try store.consume(purpose: past.purpose, digest: past.digest, now: testNow) == nil)
+        // A token expires at `expiresAt`: consumable only while expiresAt > now.
+        #expect(try store.consume(purpose: boundary.purpose, digest: boundary.digest, now: testNow) == nil)
+        #expect(try store.consume(purpose: justAlive.purpose, digest: justAlive.digest, now: testNow) == justAlive)
+        // Expired tokens stay until purged, and still block a duplicate issue.
+        expectStoreError(.duplicate) { try store.issue(past) }
+        #expect(try store.purgeExpired(now: testNow) == 2)
+        // A token valid at issue time is not consumable after its expiry.
+        let later = token("later", expiresIn: 10)
+        try store.issue(later)
+        #expect(try store.consume(purpose: later.purpose, digest: later.digest, now: testNow.addingTimeInterval(11)) == nil)
+        #expect(try store.consume(purpose: later.purpose, digest: later.digest, now: testNow) == later)
+    }
+
+    static func wrongPurposeOrDigest(_ store: SQLStore, _: StoreHarness) throws {
+        let activation = token("shared", purpose: "activation")
+        let nonce = token("shared", purpose: "login_nonce", subject: "user-2")
+        // Same digest, different purposes: no collision.
+        try store.issue(activation)
+        try store.issue(nonce)
+        #expect(try store.consume(purpose: "authorization_code", digest: activation.digest, now: testNow) == nil)
+        #expect(try store.consume(purpose: "activation", digest: digest("other"), now: testNow) == nil)
+        #expect(try store.consume(purpose: "activation", digest: activation.digest.dropLast(), now: testNow) == nil)
+        #expect(try store.consume(purpose: "Activation", digest: activation.digest, now: testNow) == nil)
+        #expect(try store.consume(purpose: "activation", digest: activation.digest, now: testNow) == activation)
+        #expect(try store.consume(purpose: "login_nonce", digest: nonce.digest, now: testNow) == nonce)
+    }
+
+    static func duplicateIssue(_ store: SQLStore, _: StoreHarness) throws {
+        let first = token("dup", subject: "user-1")
+        try store.issue(first)
+        var second = first
+        second.subject = "user-2"
+        second.payload = Data("another".utf8)
+        expectStoreError(.duplicate) { try store.issue(second) }
+        // The first stays intact.
+        #expect(try store.peek(purpose: first.purpose, digest: first.digest, now: testNow) == first)
+    }
+
+    static func revokeAll(_ store: SQLStore, _: StoreHarness) throws {
+        for i in 0..<3 { try store.issue(token("s\(i)", purpose: "login_nonce", subject: "alice")) }
+        try store.issue(token("t0", purpose: "login_nonce", subject: "bob"))
+        try store.issue(token("s-other-purpose", purpose: "activation", subject: "alice"))
+        try store.issue(token("s-expired", purpose: "login_nonce", subject: "alice", expiresIn: -5))
+        #expect(try store.revokeAll(purpose: "login_nonce", subject: "alice") == 4)
+        #expect(try store.revokeAll(purpose: "login_nonce", subject: "alice") == 0)
+        #expect(try store.peek(purpose: "login_nonce", digest: digest("s0"), now: testNow) == nil)
+        #expect(try store.peek(purpose: "login_nonce", digest: digest("t0"), now: testNow) != nil)
+        #expect(try store.peek(purpose: "activation", digest: digest("s-other-purpose"), now: testNow) != nil)
+        #expect(try store.revokeAll(purpose: "login_nonce", subject: "nobody") == 0)
+    }
+
+    static func purgeExpired(_ store: SQLStore, _: StoreHarness) throws {
+        #expect(try store.purgeExpired(now: testNow) == 0)
+        try store.issue(token("old1", expiresIn: -60))
+        try store.issue(token("old2", purpose: "login_nonce", expiresIn: -1))
+        try store.issue(token("live", expiresIn: 60))
+        #expect(try store.purgeExpired(now: testNow) == 2)
+        #expect(try store.purgeExpired(now: testNow) == 0)
+        #expect(try store.peek(purpose: "activation", digest: digest("live"), now: testNow) != nil)
+        // The expired ones are gone for good: issuing them again works.
+        try store.issue(token("old1", expiresIn: -60))
+        #expect(try store.purgeExpired(now: testNow.addingTimeInterval(3600)) == 2)
+    }
+
+    static func valuesRoundTrip(_ store: SQLStore, _: StoreHarness) throws {
+        var big = [UInt8](repeating: 0, count: 70_000)
+        for i in big.indices { big[i] = UInt8(truncatingIfNeeded: i &* 31 &+ 7) }
+        let tokens = [
+            SingleUseToken(purpose: "p", digest: Data([0, 0, 0]), subject: "ünïcødé 🔐 \"quoted\" 'single' ? $1",
+                           payload: Data(), expiresAt: testNow.addingTimeInterval(1)),
+            SingleUseToken(purpose: "p", digest: Data(repeating: 0xFF, count: 32), subject: "s",
+                           payload: Data(big), expiresAt: Date.distantFuture),
+        ]
+        for t in tokens { try store.issue(t) }
+        for t in tokens {
+            #expect(try store.peek(purpose: t.purpose, digest: t.digest, now: testNow) == t)
+            #expect(try store.consume(purpose: t.purpose, digest: t.digest, now: testNow) == t)
+        }
+        // Sub-millisecond precision is dropped (rounded to the millisecond); a far date does not trap.
+        let fine = SingleUseToken(purpose: "p", digest: Data([1]), subject: "s",
+                                  expiresAt: testNow.addingTimeInterval(10.0004))
+        try store.issue(fine)
+        let back = try #require(try store.consume(purpose: "p", digest: Data([1]), now: testNow))
+        #expect(back.expiresAt == testNow.addingTimeInterval(10))
+        let forever = SingleUseToken(purpose: "p", digest: Data([2]), subject: "s",
+                                     expiresAt: Date(timeIntervalSince1970: 1e300))
+        try store.issue(forever)
+        #expect(try store.consume(purpose: "p", digest: Data([2]), now: testNow) != nil)
+    }
+
+    /// Empty strings and empty digests are ordinary values, matched exactly.
+    static func emptyStrings(_ store: SQLStore, _: StoreHarness) throws {
+        let empty = SingleUseToken(purpose: "", digest: Data(), subject: "", expiresAt: testNow.addingTimeInterval(5))
+        try store.issue(empty)
+        expectStoreError(.duplicate) { try store.issue(empty) }
+        #expect(try store.peek(purpose: "", digest: Data(), now: testNow) == empty)
+        #expect(try store.peek(purpose: " ", digest: Data(), now: testNow) == nil)
+        #expect(try store.revokeAll(purpose: "", subject: "") == 1)
+        #expect(try store.increment("", limit: 2, now: testNow) == 1)
+        #expect(try store.value("") == 1)
+        #expect(try store.value(" ") == 0)
+        try store.reset("")
+        #expect(try store.value("") == 0)
+    }
+
+    // MARK: Counters
+
+    static func incrementToLimit(_ store: SQLStore, _: StoreHarness) throws {
+        for expected in Int64(1)...3 {
+            #expect(try store.increment("attempts:alice", limit: 3, now: testNow) == expected)
+        }
+        #expect(try store.increment("attempts:alice", limit: 3, now: testNow) == nil)
+        #expect(try store.increment("attempts:alice", limit: 3, now: testNow) == nil)
+        #expect(try store.value("attempts:alice") == 3)
+        // A higher limit lets it go on; a lower one refuses.
+        #expect(try store.increment("attempts:alice", limit: 4, now: testNow) == 4)
+        #expect(try store.increment("attempts:alice", limit: 2, now: testNow) == nil)
+        #expect(try store.value("attempts:alice") == 4)
+        // Limit 1: exactly one success; limit 0 or below: never, and nothing is written.
+        #expect(try store.increment("one", limit: 1, now: testNow) == 1)
+        #expect(try store.increment("one", limit: 1, now: testNow) == nil)
+        #expect(try store.increment("zero", limit: 0, now: testNow) == nil)
+        #expect(try store.increment("negative", limit: -5, now: testNow) == nil)
+        #expect(try store.value("zero") == 0)
+        // Large limits work (no overflow in the comparison).
+        #expect(try store.increment("big", limit: Int64.max, now: testNow) == 1)
+    }
+
+    static func counterValueAndReset(_ store: SQLStore, _: StoreHarness) throws {
+        #expect(try store.value("never") == 0)
+        try store.reset("never")  // resetting a counter that does not exist is fine
+        #expect(try store.value("never") == 0)
+        _ = try store.increment("a", limit: 10, now: testNow)
+        _ = try store.increment("a", limit: 10, now: testNow)
+        _ = try store.increment("b", limit: 10, now: testNow)
+        #expect(try store.value("a") == 2)
+        #expect(try store.value("b") == 1)
+        try store.reset("a")
+        #expect(try store.value("a") == 0)
+        #expect(try store.value("b") == 1)
+        #expect(try store.increment("a", limit: 10, now: testNow) == 1)
+    }
+
+    // MARK: Lifecycle and migrations
+
+    static func closeThenUnavailable(_ store: SQLStore, _ harness: StoreHarness) throws {
+        let other = try harness.open()
+        defer { other.close() }
+        try store.issue(token("before-close"))
+        store.close()
+        let d = digest("before-close")
+        expectStoreError(.unavailable) { try store.ping() }
+        expectStoreError(.unavailable) { try store.issue(token("after-close")) }
+        expectStoreError(.unavailable) { try store.consume(purpose: "activation", digest: d, now: testNow) }
+        expectStoreError(.unavailable) { try store.peek(purpose: "activation", digest: d, now: testNow) }
+        expectStoreError(.unavailable) { try store.revokeAll(purpose: "activation", subject: "user-1") }
+        expectStoreError(.unavailable) { try store.purgeExpired(now: testNow) }
+        expectStoreError(.unavailable) { try store.increment("k", limit: 5, now: testNow) }
+        expectStoreError(.unavailable) { try store.value("k") }
+        expectStoreError(.unavailable) { try store.reset("k") }
+        expectStoreError(.unavailable) { try store.schemaVersion() }
+        expectStoreError(.unavailable) { try store.migrate() }
+        store.close()  // closing twice is harmless
+        // Another store on the same database is unaffected.
+        try other.ping()
+        #expect(try other.consume(purpose: "activation", digest: d, now: testNow) != nil)
+    }
+
+    static func migrationsIdempotent(_ store: SQLStore, _ harness: StoreHarness) throws {
+        let latest = SQLStore.latestSchemaVersion
+        #expect(latest == Migrations.all.count)
+        #expect(try store.schemaVersion() == latest)
+        let again = try store.migrate()
+        #expect(again == MigrationStatus(currentVersion: latest, latestVersion: latest, applied: [], pending: []))
+        #expect(try store.migrate(apply: false).pending == [])
+        // Reopening runs the migrations again: nothing to do, data intact.
+        try store.issue(token("kept"))
+        let reopened = try harness.open()
+        defer { reopened.close() }
+        #expect(try reopened.schemaVersion() == latest)
+        #expect(try reopened.peek(purpose: "activation", digest: digest("kept"), now: testNow) != nil)
+        let rows = try store.database.read { try $0.query("SELECT version, name, applied_at FROM schema_migrations ORDER BY version") }
+        #expect(rows.count == latest)
+        #expect(try rows.map { try $0.int(0) } == Migrations.all.map(\.version))
+        #expect(try rows.map { try $0.string(1) } == Migrations.all.map(\.name))
+        #expect(try rows.allSatisfy { try $0.int64(2) > 0 })
+    }
+
+    static func migrationsFromEmptyDatabase(_ harness: StoreHarness) throws {
+        let store = try harness.open(migrate: false)
+        defer { store.close() }
+        try store.ping()
+        #expect(try store.schemaVersion() == 0)
+        let all = Migrations.all.map(\.version)
+        let dryRun = try store.migrate(apply: false)
+        #expect(dryRun == MigrationStatus(currentVersion: 0, latestVersion: SQLStore.latestSchemaVersion, applied: [], pending: all))
+        #expect(try store.schemaVersion() == 0)  // the dry run created nothing
+        let status = try store.migrate(apply: true)
+        #expect(status == MigrationStatus(currentVersion: SQLStore.latestSchemaVersion, latestVersion: SQLStore.latestSchemaVersion, applied: all, pending: []))
+        try store.issue(token("x"))
+        #expect(try store.increment("x", limit: 1, now: testNow) == 1)
+    }
+
+    static func refusesNewerSchema(_ store: SQLStore, _ harness: StoreHarness) throws {
+        let future = SQLStore.latestSchemaVersion + 1
+        _ = try store.database.write {
+            try $0.execute("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, 'from the future', 0)", [.integer(Int64(future))])
+        }
+        #expect(try store.schemaVersion() == future)
+        expectStoreError(.migrationFailed) { try store.migrate() }
+        expectStoreError(.migrationFailed) { try store.migrate(apply: false) }
+        expectStoreError(.migrationFailed, "opening with migrations refuses too") { try harness.open() }
+        // Opening without migrations still works (the operator decides).
+        let unmigrated = try harness.open(migrate: false)
+        unmigrated.close()
+    }
+
+    // MARK: Concurrency (several stores on one database act like several nodes)
+
+    static func concurrentConsume(_ harness: StoreHarness) throws {
+        let nodes = [try harness.open(), try harness.open()]
+        defer { nodes.forEach { $0.close() } }
+        let contested = token("contested")
+        try nodes[0].issue(contested)
+        let results = runConcurrently(20) { i in
+            try nodes[i % nodes.count].consume(purpose: contested.purpose, digest: contested.digest, now: testNow)
+        }
+        let winners = results.compactMap { try? $0.get() }.compactMap { $0 }
+        let failures = results.filter { if case .failure = $0 { return true } else { return false } }
+        #expect(failures.isEmpty, "errors: \(failures)")
+        #expect(winners == [contested])
+        #expect(try nodes[1].peek(purpose: contested.purpose, digest: contested.digest, now: testNow) == nil)
+    }
+
+    static func concurrentIncrement(_ harness: StoreHarness) throws {
+        let nodes = [try harness.open(), try harness.open()]
+        defer { nodes.forEach { $0.close() } }
+        let results = runConcurrently(50) { i in
+            try nodes[i % nodes.count].increment("rate:ip", limit: 10, now: testNow)
+        }
+        let failures = results.filter { if case .failure = $0 { return true } else { return false } }
+        #expect(failures.isEmpty, "errors: \(failures)")
+        let values = results.compactMap { try? $0.get() }.compactMap { $0 }
+        #expect(values.count == 10)
+        #expect(values.sorted() == Array(1...10))
+        #expect(try nodes[0].value("rate:ip") == 10)
+        #expect(try nodes[1].value("rate:ip") == 10)
+    }
+
+    static func concurrentDuplicateIssue(_ store: SQLStore, _: StoreHarness) throws {
+        let same = token("raced")
+        let results = runConcurrently(10) { _ in try store.issue(same) }
+        var successes = 0
+        var duplicates = 0
+        for result in results {
+            switch result {
+            case .success: successes += 1
+            case .failure(let error as StoreError):
+                if case .duplicate = error { duplicates += 1 } else { Issue.record("unexpected \(error)") }
+            case .failure(let error): Issue.record("unexpected \(error)")
+            }
+        }
+        #expect(successes == 1)
+        #expect(duplicates == 9)
+    }
+
+    static func concurrentMigrate(_ harness: StoreHarness) throws {
+        let results = runConcurrently(4) { _ in try harness.open(migrate: true) }
+        let stores = results.compactMap { try? $0.get() }
+        defer { stores.forEach { $0.close() } }
+        let failures = results.filter { if case .failure = $0 { return true } else { return false } }
+        #expect(failures.isEmpty, "errors: \(failures)")
+        let store = try #require(stores.first)
+        #expect(try store.schemaVersion() == SQLStore.latestSchemaVersion)
+        let count = try store.database.read { try $0.queryFirst("SELECT COUNT(*) FROM schema_migrations")?.int(0) }
+        #expect(count == Migrations.all.count)
+    }
+}

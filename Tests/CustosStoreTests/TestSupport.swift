@@ -1,0 +1,153 @@
+import CustosCore
+import Foundation
+import CustosTestSupport
+import Testing
+
+@testable import CustosStore
+
+/// The two implementations the conformance suite runs against.
+enum StoreKind: String, CaseIterable, Sendable {
+    case sqlite
+    case postgresql
+}
+
+/// An isolated database for one test: a temporary SQLite file, or a fresh PostgreSQL schema.
+/// `open` may be called several times: every store it returns shares the same data, like
+/// several server processes (nodes) would.
+final class StoreHarness: Sendable {
+    let kind: StoreKind
+    /// SQLite: the database file; PostgreSQL: the URL.
+    let location: String
+    /// SQLite: the temporary directory; PostgreSQL: the schema.
+    let scope: String
+
+    init(_ kind: StoreKind) throws {
+        self.kind = kind
+        switch kind {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory
+                .appendingPathComponent("custos-store-tests-\(UUID().uuidString)").path
+            scope = directory
+            location = directory + "/custos.sqlite"
+        case .postgresql:
+            guard let url = TestEnvironment.postgresURL else {
+                throw StoreError.unavailable("CUSTOS_TEST_DATABASE_URL is not set")
+            }
+            location = url
+            scope = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        }
+    }
+
+    func open(
+        migrate: Bool = true,
+        sqlite: SQLiteOptions = SQLiteOptions(),
+        postgres: PostgresOptions = PostgresOptions()
+    ) throws -> SQLStore {
+        switch kind {
+        case .sqlite:
+            return try SQLStore.openSQLite(path: location, options: sqlite, migrate: migrate)
+        case .postgresql:
+            var options = postgres
+            options.schema = scope
+            return try SQLStore.openPostgres(url: location, options: options, migrate: migrate)
+        }
+    }
+
+    func tearDown() {
+        switch kind {
+        case .sqlite:
+            try? FileManager.default.removeItem(atPath: scope)
+        case .postgresql:
+            guard let store = try? SQLStore.openPostgres(url: location, migrate: false) else { return }
+            try? store.database.write { try $0.executeScript("DROP SCHEMA IF EXISTS \(scope) CASCADE") }
+            store.close()
+        }
+    }
+}
+
+/// Runs `body` with a fresh harness and removes its data afterwards.
+func withHarness<T>(_ kind: StoreKind, _ body: (StoreHarness) throws -> T) throws -> T {
+    let harness = try StoreHarness(kind)
+    defer { harness.tearDown() }
+    return try body(harness)
+}
+
+/// Runs `body` with one store of a fresh harness, closed and removed afterwards.
+func withStore<T>(_ kind: StoreKind, _ body: (SQLStore, StoreHarness) throws -> T) throws -> T {
+    try withHarness(kind) { harness in
+        let store = try harness.open()
+        defer { store.close() }
+        return try body(store, harness)
+    }
+}
+
+/// Starts `count` threads that wait at a common gate, releases them together, and returns
+/// each thread's outcome, in thread order.
+func runConcurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) -> [Result<T, any Error>] {
+    let outcomes = ConcurrentOutcomes<T>(count)
+    let gate = DispatchSemaphore(value: 0)
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        let thread = Thread {
+            gate.wait()
+            let result = Result { try body(index) }
+            outcomes.lock.lock()
+            outcomes.results[index] = result
+            outcomes.lock.unlock()
+            group.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    for _ in 0..<count { gate.signal() }
+    group.wait()
+    return outcomes.results.map { $0! }
+}
+
+private final class ConcurrentOutcomes<T: Sendable>: @unchecked Sendable {
+    let lock = NSLock()
+    var results: [Result<T, any Error>?]
+    init(_ count: Int) { results = Array(repeating: nil, count: count) }
+}
+
+/// The kind of `StoreError` a call is expected to throw.
+enum StoreErrorKind: String, Sendable {
+    case unavailable, duplicate, migrationFailed, failure
+
+    init(_ error: StoreError) {
+        switch error {
+        case .unavailable: self = .unavailable
+        case .duplicate: self = .duplicate
+        case .migrationFailed: self = .migrationFailed
+        case .failure: self = .failure
+        }
+    }
+}
+
+/// Expects `body` to throw a `StoreError` of `kind`.
+func expectStoreError<T>(
+    _ kind: StoreErrorKind,
+    _ comment: Comment? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> T
+) {
+    do {
+        let value = try body()
+        Issue.record("expected StoreError.\(kind.rawValue), got a result: \(value)\(comment.map { " — \($0)" } ?? "")", sourceLocation: sourceLocation)
+    } catch let error as StoreError {
+        if StoreErrorKind(error) != kind {
+            Issue.record("expected StoreError.\(kind.rawValue), got \(error)\(comment.map { " — \($0)" } ?? "")", sourceLocation: sourceLocation)
+        }
+    } catch {
+        Issue.record("expected StoreError.\(kind.rawValue), got \(error)", sourceLocation: sourceLocation)
+    }
+}
+
+/// A fixed, millisecond-aligned "now" so stored dates compare equal after the round trip.
+let testNow = Date(timeIntervalSince1970: 1_700_000_000)
+
+func digest(_ text: String) -> Data {
+    // Not a real hash; any bytes will do for the store, including a zero byte.
+    Data(text.utf8) + Data([0, 0xFF])
+}
