@@ -30,7 +30,11 @@ let package = Package(
         // Handlers: wire types <-> domain, error -> HTTP mapping, routes.
         .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP"]),
         // Client SDK for apps.
-        .target(name: "CustosSDK", dependencies: ["CustosAPI"]),
+        .target(name: "CustosSDK", dependencies: [
+            "CustosAPI",
+            // P-256 device keys on Linux (CryptoKit / Secure Enclave on Apple platforms).
+            .target(name: "CustosCrypto", condition: .when(platforms: [.linux])),
+        ]),
         // The one command: serve, migrate, admin, flows, bench, eval.
         .executableTarget(
             name: "custos",
@@ -44,8 +48,8 @@ let package = Package(
         .testTarget(name: "CustosHTTPTests", dependencies: ["CustosHTTP"]),
         .testTarget(name: "CustosStoreTests", dependencies: ["CustosStore", "CustosCore", "CustosTestSupport"]),
         .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCore"]),
-        .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosTestSupport"]),
-        .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI"]),
+        .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosTestSupport"]),
+        .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI", "CustosCrypto"]),
         .testTarget(name: "CustosCLITests", dependencies: ["CustosAPI", "CustosTestSupport"]),
     ],
     swiftLanguageModes: [.v6]

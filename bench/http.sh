@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Throughput of GET /healthz: custos serve against a raw libmicrohttpd C server with the
 # same daemon options, in the same run. Servers are pinned to one core, wrk to the other.
-# Prints requests/s for each and, as the last line, the ratio ours/raw.
-#   DURATION=10 CONNECTIONS=64 THREADS=2 bench/http.sh
+# Prints requests/s for each (median of alternating rounds) and, as the last line, the
+# ratio ours/raw. Run it on an otherwise idle machine.
+#   DURATION=5 ROUNDS=5 CONNECTIONS=64 THREADS=2 bench/http.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-duration=${DURATION:-10}
+duration=${DURATION:-5}
+rounds=${ROUNDS:-5}
 connections=${CONNECTIONS:-64}
 threads=${THREADS:-2}
 out=bench/out
@@ -45,12 +47,21 @@ pids+=($!)
 wait_ready "$ours_port"
 wait_ready "$raw_port"
 
-# Warm both, then measure alternately so neither profits from a quieter moment.
-DURATION_SAVE=$duration; duration=2; measure "$ours_port" >/dev/null; measure "$raw_port" >/dev/null; duration=$DURATION_SAVE
-raw=$(measure "$raw_port")
-ours=$(measure "$ours_port")
+# Warm both, then measure in alternating rounds so neither profits from a quieter moment;
+# report each one's median round.
+saved=$duration; duration=2; measure "$ours_port" >/dev/null; measure "$raw_port" >/dev/null; duration=$saved
+raw_rounds=() ours_rounds=()
+for _ in $(seq 1 "$rounds"); do
+  raw_rounds+=("$(measure "$raw_port")")
+  ours_rounds+=("$(measure "$ours_port")")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+raw=$(median "${raw_rounds[@]}")
+ours=$(median "${ours_rounds[@]}")
 
-echo "wrk: ${duration}s, ${connections} connections, server threads ${threads}, server on core ${server_core}, wrk on core ${client_core}"
-printf 'raw libmicrohttpd C  GET /healthz  %12.0f req/s\n' "$raw"
-printf 'custos serve         GET /healthz  %12.0f req/s\n' "$ours"
+echo "wrk: ${rounds} alternating rounds of ${duration}s, ${connections} connections; server threads ${threads} on core ${server_core}, wrk on core ${client_core}"
+echo "raw rounds:  ${raw_rounds[*]}"
+echo "ours rounds: ${ours_rounds[*]}"
+printf 'raw libmicrohttpd C  GET /healthz  %12.0f req/s (median)\n' "$raw"
+printf 'custos serve         GET /healthz  %12.0f req/s (median)\n' "$ours"
 awk -v a="$ours" -v b="$raw" 'BEGIN { printf "ratio ours/raw=%.3f\n", a / b }'

@@ -13,6 +13,9 @@ public enum StatusCode {
     public static let attemptsExhausted = 153
     /// The user cancelled the selfie (the result event still fires).
     public static let userCancelledSelfie = 240
+    /// The credentials (password, device signature) were not accepted; `attempts_left` says
+    /// how many tries remain. Also the answer for an unknown or disabled user.
+    public static let credentialsRejected = 401
     /// Local device authentication was cancelled.
     public static let localAuthenticationCancelled = 131
 

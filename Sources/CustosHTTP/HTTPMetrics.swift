@@ -7,16 +7,34 @@ public final class HTTPMetrics: Sendable {
     /// Upper bounds of the latency buckets, in seconds.
     public static let bucketBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-    private struct RouteKey: Hashable { let method: String; let route: String }
-    private struct CountKey: Hashable { let method: String; let route: String; let status: Int }
-    private struct Histogram {
+    /// Counters of one route (or of unmatched requests of one method). A class, so the
+    /// hot path updates it in place instead of copying it in and out of a dictionary.
+    private final class Series {
+        let method: String
+        let route: String
+        var statuses: [Int: UInt64] = [:]
         var buckets = [UInt64](repeating: 0, count: HTTPMetrics.bucketBounds.count)
         var count: UInt64 = 0
         var sum: Double = 0
+
+        init(method: String, route: String) {
+            self.method = method
+            self.route = route
+        }
+
+        func record(status: Int, seconds: Double) {
+            statuses[status, default: 0] += 1
+            if let bucket = HTTPMetrics.bucketBounds.firstIndex(where: { seconds <= $0 }) { buckets[bucket] += 1 }
+            count += 1
+            sum += seconds
+        }
     }
+
     private struct State {
-        var counts: [CountKey: UInt64] = [:]
-        var latency: [RouteKey: Histogram] = [:]
+        /// By route index (see `Router.Route.index`).
+        var routes: [Series?] = []
+        /// Requests that matched no route, by method.
+        var unmatched: [String: Series] = [:]
     }
 
     private let state = Mutex(State())
@@ -29,40 +47,57 @@ public final class HTTPMetrics: Sendable {
     func requestStarted() { inFlightCount.add(1, ordering: .relaxed) }
     func requestFinished() { inFlightCount.subtract(1, ordering: .relaxed) }
 
-    /// Records one answered request. `route` is the matched pattern (never the raw path, so
-    /// ids and tokens in paths cannot reach the metrics), or `unmatched`.
-    public func record(method: String, route: String, status: Int, seconds: Double) {
-        let bucket = HTTPMetrics.bucketBounds.firstIndex { seconds <= $0 }
+    /// Records one answered request of a matched route. Routes are patterns, never raw paths,
+    /// so ids and tokens in paths cannot reach the metrics.
+    func record(route: Router.Route, status: Int, seconds: Double) {
         state.withLock { state in
-            state.counts[CountKey(method: method, route: route, status: status), default: 0] += 1
-            var histogram = state.latency[RouteKey(method: method, route: route)] ?? Histogram()
-            if let bucket { histogram.buckets[bucket] += 1 }
-            histogram.count += 1
-            histogram.sum += seconds
-            state.latency[RouteKey(method: method, route: route)] = histogram
+            if route.index >= state.routes.count {
+                state.routes.append(contentsOf: repeatElement(nil, count: route.index - state.routes.count + 1))
+            }
+            let series = state.routes[route.index] ?? Series(method: route.method.rawValue, route: route.pattern)
+            state.routes[route.index] = series
+            series.record(status: status, seconds: seconds)
+        }
+    }
+
+    /// Records one answered request that matched no route.
+    func recordUnmatched(method: String, status: Int, seconds: Double) {
+        state.withLock { state in
+            let series = state.unmatched[method] ?? Series(method: method, route: "unmatched")
+            state.unmatched[method] = series
+            series.record(status: status, seconds: seconds)
         }
     }
 
     /// The Prometheus text format (version 0.0.4).
     public func render() -> String {
-        let snapshot = state.withLock { $0 }
+        // Snapshot under the lock; format outside it.
+        typealias Snapshot = (method: String, route: String, statuses: [Int: UInt64], buckets: [UInt64], count: UInt64, sum: Double)
+        let series: [Snapshot] = state.withLock { state in
+            (state.routes.compactMap { $0 } + state.unmatched.values).map {
+                ($0.method, $0.route, $0.statuses, $0.buckets, $0.count, $0.sum)
+            }
+        }.sorted { ($0.route, $0.method) < ($1.route, $1.method) }
+
         var out = "# HELP custos_http_requests_total HTTP requests answered, by method, route and status.\n"
         out += "# TYPE custos_http_requests_total counter\n"
-        for (key, value) in snapshot.counts.sorted(by: { ($0.key.route, $0.key.method, $0.key.status) < ($1.key.route, $1.key.method, $1.key.status) }) {
-            out += "custos_http_requests_total{method=\"\(key.method)\",route=\"\(escape(key.route))\",status=\"\(key.status)\"} \(value)\n"
+        for entry in series {
+            for (status, value) in entry.statuses.sorted(by: { $0.key < $1.key }) {
+                out += "custos_http_requests_total{method=\"\(entry.method)\",route=\"\(escape(entry.route))\",status=\"\(status)\"} \(value)\n"
+            }
         }
         out += "# HELP custos_http_request_duration_seconds Time from the request's arrival to its answer being queued.\n"
         out += "# TYPE custos_http_request_duration_seconds histogram\n"
-        for (key, histogram) in snapshot.latency.sorted(by: { ($0.key.route, $0.key.method) < ($1.key.route, $1.key.method) }) {
-            let labels = "method=\"\(key.method)\",route=\"\(escape(key.route))\""
+        for entry in series {
+            let labels = "method=\"\(entry.method)\",route=\"\(escape(entry.route))\""
             var cumulative: UInt64 = 0
-            for (bound, count) in zip(HTTPMetrics.bucketBounds, histogram.buckets) {
+            for (bound, count) in zip(HTTPMetrics.bucketBounds, entry.buckets) {
                 cumulative += count
                 out += "custos_http_request_duration_seconds_bucket{\(labels),le=\"\(bound)\"} \(cumulative)\n"
             }
-            out += "custos_http_request_duration_seconds_bucket{\(labels),le=\"+Inf\"} \(histogram.count)\n"
-            out += "custos_http_request_duration_seconds_sum{\(labels)} \(histogram.sum)\n"
-            out += "custos_http_request_duration_seconds_count{\(labels)} \(histogram.count)\n"
+            out += "custos_http_request_duration_seconds_bucket{\(labels),le=\"+Inf\"} \(entry.count)\n"
+            out += "custos_http_request_duration_seconds_sum{\(labels)} \(entry.sum)\n"
+            out += "custos_http_request_duration_seconds_count{\(labels)} \(entry.count)\n"
         }
         out += "# HELP custos_http_requests_in_flight Requests being handled now.\n"
         out += "# TYPE custos_http_requests_in_flight gauge\n"

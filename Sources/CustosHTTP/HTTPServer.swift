@@ -89,32 +89,35 @@ public final class HTTPServer: Sendable {
 
     // MARK: Dispatch
 
-    /// Routes a complete request and turns whatever happens into a response.
-    func respond(to request: inout Request) -> Response {
+    /// Routes a complete request and turns whatever happens into a response; also returns
+    /// the matched route, if any.
+    func respond(to request: inout Request) -> (Response, Router.Route?) {
         switch router.match(request.method, request.path) {
         case .notFound:
-            return .error(.notFound)
+            return (.error(.notFound), nil)
         case .methodNotAllowed(let allowed):
-            return .error(.methodNotAllowed(allowed: allowed))
-        case .found(let handler, let pattern, let parameters):
-            request.route = pattern
+            return (.error(.methodNotAllowed(allowed: allowed)), nil)
+        case .found(let route, let parameters):
+            request.route = route.pattern
             request.pathParameters = parameters
-            do {
-                return try handler(request)
-            } catch let error as HTTPError {
-                return .error(error)
-            } catch {
-                if let mapped = errorMapper(error) {
-                    if mapped.status >= 500 {
-                        logger.error("request_failed", ["request_id": .string(request.requestID), "route": .string(pattern),
-                                                        "error": .string(String(describing: error))])
-                    }
-                    return .error(mapped)
-                }
-                logger.error("unhandled_error", ["request_id": .string(request.requestID), "route": .string(pattern),
-                                                 "error": .string(String(describing: error))])
-                return .error(.internalError)
+            return (run(route, request), route)
+        }
+    }
+
+    /// Runs the handler; thrown errors become answers (details to the log only).
+    private func run(_ route: Router.Route, _ request: Request) -> Response {
+        do {
+            return try route.handler(request)
+        } catch let error as HTTPError {
+            return .error(error)
+        } catch {
+            let mapped = errorMapper(error)
+            if mapped.map({ $0.status >= 500 }) ?? true {
+                logger.error(mapped == nil ? "unhandled_error" : "request_failed",
+                             ["request_id": .string(request.requestID), "route": .string(route.pattern),
+                              "error": .string(String(describing: error))])
             }
+            return .error(mapped ?? .internalError)
         }
     }
 }
@@ -177,24 +180,30 @@ extension HTTPServer {
         let headers = collectValues(connection, kind: .HEADER_KIND)
         let query = collectValues(connection, kind: .GET_ARGUMENT_KIND)
         let requestID = RequestID.make(clientValue: headers["X-Request-Id"])
-        var request = Request(method: HTTPMethod(rawValue: method), path: path, query: Dictionary(query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first }),
+        let queryValues = query.count == 0 ? [:] : Dictionary(query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        var request = Request(method: HTTPMethod(rawValue: method), path: path, query: queryValues,
                               headers: headers, body: pending.body, requestID: requestID,
-                              remoteAddress: remoteAddress(connection))
+                              remoteAddress: RemoteAddress(connection))
         pending.body = Data()
 
         var response: Response
+        var route: Router.Route?
         if let rejection = pending.rejection ?? checkLimits(path: path, query: query, headers: headers) {
             response = .error(rejection)
         } else {
-            response = respond(to: &request)
+            (response, route) = respond(to: &request)
         }
         response.headers.set("X-Request-Id", requestID)
 
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - pending.startNanos) / 1e9
-        let route = request.route ?? "unmatched"
-        metrics.record(method: method, route: route, status: response.status, seconds: seconds)
-        logger.info("request", ["method": .string(method), "route": .string(route), "status": .int(response.status),
-                                "duration_ms": .double((seconds * 1e5).rounded() / 100), "request_id": .string(requestID)])
+        let nanoseconds = DispatchTime.now().uptimeNanoseconds - pending.startNanos
+        let seconds = Double(nanoseconds) / 1e9
+        if let route {
+            metrics.record(route: route, status: response.status, seconds: seconds)
+        } else {
+            metrics.recordUnmatched(method: method, status: response.status, seconds: seconds)
+        }
+        logger.access(method: method, route: route?.pattern ?? "unmatched", status: response.status,
+                      durationMicroseconds: Int(nanoseconds / 1000), requestID: requestID)
         return response
     }
 
@@ -245,8 +254,11 @@ private func collectValues(_ connection: OpaquePointer, kind: MHD_ValueKind) -> 
     return collector.values
 }
 
-private func remoteAddress(_ connection: OpaquePointer) -> String? {
-    guard let info = custos_mhd_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS),
-          let address = info.pointee.client_addr else { return nil }
-    return ListenSocket.describe(address)
+extension RemoteAddress {
+    /// The peer of `connection`, copied (formatting waits until someone asks).
+    init?(_ connection: OpaquePointer) {
+        guard let info = custos_mhd_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS),
+              let address = info.pointee.client_addr else { return nil }
+        self.init(address)
+    }
 }

@@ -38,6 +38,9 @@ struct ListenSocket {
             guard fd >= 0 else { lastError = String(cString: strerror(errno)); continue }
             var yes: Int32 = 1
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<Int32>.size))
+            // Every worker thread polls this socket; non-blocking so a worker that loses the
+            // race for a connection does not block in accept().
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             guard bind(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0, listen(fd, backlog) == 0 else {
                 lastError = String(cString: strerror(errno))
                 close(fd)
@@ -67,14 +70,5 @@ struct ListenSocket {
         default:
             return nil
         }
-    }
-
-    /// The numeric address of a peer, e.g. `127.0.0.1` or `::1`.
-    static func describe(_ address: UnsafePointer<sockaddr>) -> String? {
-        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        let length = socklen_t(address.pointee.sa_family == sa_family_t(AF_INET6)
-            ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
-        guard getnameinfo(address, length, &host, socklen_t(host.count), nil, 0, NI_NUMERICHOST) == 0 else { return nil }
-        return String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -14,7 +14,8 @@ public enum LogValue: Sendable, ExpressibleByStringLiteral, ExpressibleByInteger
 
 /// Where log lines go.
 public protocol LogSink: Sendable {
-    func write(_ line: String)
+    /// One complete line, newline included, UTF-8.
+    func write(_ line: [UInt8])
     func flush()
 }
 
@@ -56,52 +57,71 @@ public struct Logger: Sendable {
     public func error(_ event: String, _ fields: KeyValuePairs<String, LogValue> = [:]) { log(.error, event, fields) }
 
     public func log(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, LogValue>) {
-        log(level, event, fields: fields.map { ($0.key, $0.value) })
+        guard level >= minimumLevel else { return }
+        var line = header(level, event)
+        for (key, value) in fields { append(key, value, to: &line) }
+        finish(&line)
     }
 
     /// Logs `fields` in the given order (for lists built at run time).
     public func log(_ level: Level, _ event: String, fields: [(String, LogValue)]) {
         guard level >= minimumLevel else { return }
-        var line = #"{"ts":"#
-        appendJSONString(LogTimestamp.now(), to: &line)
-        line += #","level":""# + level.name + #"","event":"#
-        appendJSONString(event, to: &line)
-        for (key, value) in fields {
-            line += ","
-            appendJSONString(key, to: &line)
-            line += ":"
-            switch value {
-            case .string(let s): appendJSONString(s, to: &line)
-            case .int(let i): line += String(i)
-            case .double(let d): line += d.isFinite ? String(d) : "null"
-            case .bool(let b): line += b ? "true" : "false"
-            }
-        }
-        line += "}\n"
-        sink.write(line)
+        var line = header(level, event)
+        for (key, value) in fields { append(key, value, to: &line) }
+        finish(&line)
     }
-}
 
-enum LogTimestamp {
-    /// RFC 3339 UTC with milliseconds, formatted without Foundation formatters (hot path).
-    static func now() -> String {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        var seconds = time_t(ts.tv_sec)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ v: Int32, _ width: Int) -> String {
-            let s = String(v)
-            return s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    /// The access-log line, written without the generic field loop: it runs for every request.
+    func access(method: String, route: String, status: Int, durationMicroseconds: Int, requestID: String) {
+        guard Level.info >= minimumLevel else { return }
+        var line = header(.info, "request")
+        line.raw(#","method":"#)
+        line.string(method)
+        line.raw(#","route":"#)
+        line.string(route)
+        line.raw(#","status":"#)
+        line.integer(status)
+        line.raw(#","duration_us":"#)
+        line.integer(durationMicroseconds)
+        line.raw(#","request_id":"#)
+        line.string(requestID)
+        finish(&line)
+    }
+
+    private func header(_ level: Level, _ event: String) -> JSONLineWriter {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        var line = JSONLineWriter()
+        line.raw(#"{"ts":"#)
+        line.timestamp(time)
+        line.raw(#","level":""#)
+        line.raw(level.name)
+        line.raw(#"","event":"#)
+        line.string(event)
+        return line
+    }
+
+    private func append(_ key: String, _ value: LogValue, to line: inout JSONLineWriter) {
+        line.raw(",")
+        line.string(key)
+        line.raw(":")
+        switch value {
+        case .string(let s): line.string(s)
+        case .int(let i): line.integer(i)
+        case .double(let d): line.raw(d.isFinite ? String(d) : "null")
+        case .bool(let b): line.raw(b ? "true" : "false")
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))T"
-            + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(Int32(ts.tv_nsec / 1_000_000), 3))Z"
+    }
+
+    private func finish(_ line: inout JSONLineWriter) {
+        line.raw("}\n")
+        sink.write(line.bytes)
     }
 }
 
 public struct DiscardingLogSink: LogSink {
     public init() {}
-    public func write(_ line: String) {}
+    public func write(_ line: [UInt8]) {}
     public func flush() {}
 }
 
@@ -130,9 +150,9 @@ public final class FileDescriptorLogSink: LogSink, @unchecked Sendable {
         flush()
     }
 
-    public func write(_ line: String) {
+    public func write(_ line: [UInt8]) {
         let full: [UInt8]? = buffer.withLock { pending in
-            pending.append(contentsOf: line.utf8)
+            pending.append(contentsOf: line)
             guard pending.count >= capacity else { return nil }
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
@@ -166,7 +186,10 @@ public final class FileDescriptorLogSink: LogSink, @unchecked Sendable {
 public final class MemoryLogSink: LogSink, Sendable {
     private let storage = Mutex<[String]>([])
     public init() {}
-    public func write(_ line: String) { storage.withLock { $0.append(line) } }
+    public func write(_ line: [UInt8]) {
+        let text = String(decoding: line.last == UInt8(ascii: "\n") ? line.dropLast() : line[...], as: UTF8.self)
+        storage.withLock { $0.append(text) }
+    }
     public func flush() {}
     public var lines: [String] { storage.withLock { $0 } }
 }

@@ -11,15 +11,15 @@ public struct Request: Sendable {
     public var body: Data
     /// `X-Request-Id` from the client when well formed, else generated.
     public var requestID: String
-    /// The peer address as text (`127.0.0.1`), when known.
-    public var remoteAddress: String?
+    /// The peer's address, when known; `remoteAddress?.description` is `127.0.0.1` or `::1`.
+    public var remoteAddress: RemoteAddress?
     /// Values of `{name}` segments of the matched route.
     public var pathParameters: [String: String] = [:]
     /// The matched route pattern (`/v1/users/{id}`), used for logs and metrics.
     public var route: String?
 
     public init(method: HTTPMethod, path: String, query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(),
-                body: Data = Data(), requestID: String = "test", remoteAddress: String? = nil) {
+                body: Data = Data(), requestID: String = "test", remoteAddress: RemoteAddress? = nil) {
         self.method = method
         self.path = path
         self.query = query

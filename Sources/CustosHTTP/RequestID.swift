@@ -13,7 +13,10 @@ enum RequestID {
     static func make(clientValue: String?) -> String {
         if let clientValue, isAcceptable(clientValue) { return clientValue }
         let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        return prefix + "-" + String(n, radix: 16)
+        var id = prefix
+        id.append("-")
+        id.append(String(n, radix: 16))
+        return id
     }
 
     /// 1–128 characters of `[A-Za-z0-9._:-]`, so it is safe to echo and to log.

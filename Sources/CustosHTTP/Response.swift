@@ -43,31 +43,12 @@ public struct Response: Sendable {
 /// Encodes `{"error":{"code":…,"message":…}}` without a JSONEncoder round trip.
 enum ErrorBody {
     static func encode(code: String, message: String) -> Data {
-        var out = #"{"error":{"code":"#
-        appendJSONString(code, to: &out)
-        out += #","message":"#
-        appendJSONString(message, to: &out)
-        out += "}}"
-        return Data(out.utf8)
+        var json = JSONLineWriter(capacity: 64 + message.utf8.count)
+        json.raw(#"{"error":{"code":"#)
+        json.string(code)
+        json.raw(#","message":"#)
+        json.string(message)
+        json.raw("}}")
+        return Data(json.bytes)
     }
-}
-
-/// Appends `value` as a JSON string literal (quotes and escapes included).
-func appendJSONString(_ value: String, to out: inout String) {
-    out.append("\"")
-    for scalar in value.unicodeScalars {
-        switch scalar {
-        case "\"": out.append("\\\"")
-        case "\\": out.append("\\\\")
-        case "\n": out.append("\\n")
-        case "\r": out.append("\\r")
-        case "\t": out.append("\\t")
-        case _ where scalar.value < 0x20:
-            out.append("\\u")
-            let hex = String(scalar.value, radix: 16)
-            out.append(String(repeating: "0", count: 4 - hex.count) + hex)
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    out.append("\"")
 }

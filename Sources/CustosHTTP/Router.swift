@@ -7,6 +7,8 @@ public struct Router: Sendable {
     public struct Route: Sendable {
         public let method: HTTPMethod
         public let pattern: String
+        /// Position in `routes`; lets metrics find a route's counters without hashing strings.
+        public let index: Int
         let segments: [Segment]
         let handler: Handler
     }
@@ -17,7 +19,7 @@ public struct Router: Sendable {
     }
 
     public enum Match: Sendable {
-        case found(Handler, pattern: String, parameters: [String: String])
+        case found(Route, parameters: [String: String])
         case methodNotAllowed([HTTPMethod])
         case notFound
     }
@@ -37,7 +39,7 @@ public struct Router: Sendable {
             return .literal(String(part))
         }
         precondition(!routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route \(method) \(pattern)")
-        let route = Route(method: method, pattern: pattern, segments: segments, handler: handler)
+        let route = Route(method: method, pattern: pattern, index: routes.count, segments: segments, handler: handler)
         routes.append(route)
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
             staticRoutes[Router.normalized(pattern), default: [:]][method] = route
@@ -56,7 +58,7 @@ public struct Router: Sendable {
         let lookup = method == .head ? HTTPMethod.get : method
         if let byMethod = staticRoutes[Router.normalized(path)] {
             if let route = byMethod[lookup] {
-                return .found(route.handler, pattern: route.pattern, parameters: [:])
+                return .found(route, parameters: [:])
             }
             return .methodNotAllowed(Router.allowed(byMethod.keys))
         }
@@ -65,7 +67,7 @@ public struct Router: Sendable {
         for route in parameterRoutes {
             guard let parameters = Router.bind(route.segments, to: parts) else { continue }
             if route.method == lookup {
-                return .found(route.handler, pattern: route.pattern, parameters: parameters)
+                return .found(route, parameters: parameters)
             }
             allowed.insert(route.method)
         }

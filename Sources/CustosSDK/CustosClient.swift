@@ -1,5 +1,6 @@
 import CustosAPI
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -7,8 +8,9 @@ import FoundationNetworking
 /// The entry point of the Custos SDK.
 ///
 /// ```swift
-/// let client = try CustosClient(configuration: .init(serverURL: URL(string: "https://auth.example.com")!))
-/// let health = try await client.health()
+/// let client = try CustosClient(configuration: .init(serverURL: URL(string: "https://auth.example.com")!,
+///                                                  keyStore: FileDeviceKeyStore(directory: keysDirectory)))
+/// let result = try await client.activate(userID: "alice", activationCode: code, password: pw, deviceName: "Alice's phone")
 /// ```
 public final class CustosClient: Sendable {
     public struct Configuration: Sendable {
@@ -16,15 +18,25 @@ public final class CustosClient: Sendable {
         public var serverURL: URL
         /// Per-request timeout.
         public var timeout: TimeInterval
+        /// Where the device's signing keys live.
+        public var keyStore: (any DeviceKeyStore)?
+        /// Where events are delivered (main by default on Apple platforms).
+        public var eventQueue: DispatchQueue
 
-        public init(serverURL: URL, timeout: TimeInterval = 30) {
+        public init(serverURL: URL, timeout: TimeInterval = 30, keyStore: (any DeviceKeyStore)? = nil,
+                    eventQueue: DispatchQueue = EventHub.defaultQueue) {
             self.serverURL = serverURL
             self.timeout = timeout
+            self.keyStore = keyStore
+            self.eventQueue = eventQueue
         }
     }
 
     public let configuration: Configuration
-    private let transport: HTTPTransport
+    /// Install handlers for the SDK's events here.
+    public let events: EventHub
+    let transport: HTTPTransport
+    let state = Mutex(SessionState())
 
     public init(configuration: Configuration) throws {
         guard let scheme = configuration.serverURL.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
@@ -32,6 +44,7 @@ public final class CustosClient: Sendable {
         }
         self.configuration = configuration
         transport = HTTPTransport(baseURL: configuration.serverURL, timeout: configuration.timeout)
+        events = EventHub(queue: configuration.eventQueue)
     }
 
     /// `GET /healthz`: whether the server process is alive, and its version.

@@ -5,19 +5,31 @@ import FoundationNetworking
 #endif
 
 /// JSON over HTTP with the three-tier error model: transport failures, then the server's
-/// error envelope, then the payload.
+/// error envelope, then the payload (whose `status_code` the caller checks).
 struct HTTPTransport: Sendable {
     let baseURL: URL
     let timeout: TimeInterval
 
-    func get<T: Decodable>(_ path: String) async throws -> T {
-        try await send(method: "GET", path: path, body: nil)
+    func get<T: Decodable>(_ path: String, bearer: String? = nil) async throws -> T {
+        try decode(try await send(method: "GET", path: path, body: nil, bearer: bearer), "GET", path)
     }
 
-    private func send<T: Decodable>(method: String, path: String, body: Data?) async throws -> T {
-        var request = URLRequest(url: baseURL.appendingPathComponent(path), timeoutInterval: timeout)
+    func post<Body: Encodable, T: Decodable>(_ path: String, _ body: Body, bearer: String? = nil) async throws -> T {
+        try decode(try await send(method: "POST", path: path, body: try WireJSON.encoder().encode(body), bearer: bearer), "POST", path)
+    }
+
+    /// For answers without a body (204).
+    func sendExpectingNoContent(method: String, path: String, bearer: String?) async throws {
+        _ = try await send(method: method, path: path, body: nil, bearer: bearer)
+    }
+
+    private func send(method: String, path: String, body: Data?, bearer: String?) async throws -> Data {
+        let base = baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
+        guard let url = URL(string: base + path) else { throw CustosError.invalidConfiguration("bad request path \(path)") }
+        var request = URLRequest(url: url, timeoutInterval: timeout)
         request.httpMethod = method
         request.setValue("application/json", forHTTPHeaderField: "Accept")
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         if let body {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
@@ -39,8 +51,12 @@ struct HTTPTransport: Sendable {
             throw CustosError.server(status: http.statusCode, code: "http_\(http.statusCode)",
                                      message: HTTPURLResponse.localizedString(forStatusCode: http.statusCode))
         }
+        return data
+    }
+
+    private func decode<T: Decodable>(_ data: Data, _ method: String, _ path: String) throws -> T {
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            return try WireJSON.decoder().decode(T.self, from: data)
         } catch {
             throw CustosError.invalidResponse("the answer to \(method) \(path) could not be decoded")
         }

@@ -3,11 +3,15 @@ import CustosHTTP
 
 /// The live parts the HTTP application needs, passed in by whoever wires the process.
 public struct ApplicationDependencies: Sendable {
-    public var store: any Store
+    public var database: any DatabaseHealth
+    public var identity: IdentityService
+    public var apiKeys: APIKeyService
     public var clock: any Clock
 
-    public init(store: any Store, clock: any Clock = SystemClock()) {
-        self.store = store
+    public init(database: any DatabaseHealth, identity: IdentityService, apiKeys: APIKeyService, clock: any Clock = SystemClock()) {
+        self.database = database
+        self.identity = identity
+        self.apiKeys = apiKeys
         self.clock = clock
     }
 }
@@ -16,7 +20,9 @@ public struct ApplicationDependencies: Sendable {
 public enum CustosApplication {
     public static func makeRouter(_ dependencies: ApplicationDependencies, metrics: HTTPMetrics) -> Router {
         var router = Router()
-        HealthRoutes.register(on: &router, database: dependencies.store, metrics: metrics)
+        HealthRoutes.register(on: &router, database: dependencies.database, metrics: metrics)
+        AdminRoutes.register(on: &router, identity: dependencies.identity, apiKeys: dependencies.apiKeys, clock: dependencies.clock)
+        DeviceRoutes.register(on: &router, identity: dependencies.identity)
         return router
     }
 

@@ -18,6 +18,16 @@ public enum ErrorMapping {
             case .migrationFailed, .failure:
                 return .internalError
             }
+        case let error as IdentityError:
+            let status = switch error.kind {
+            case .invalidInput: 422
+            case .unauthenticated: 401
+            case .forbidden: 403
+            case .notFound: 404
+            case .conflict: 409
+            case .locked: 423
+            }
+            return HTTPError(status: status, code: error.code, message: error.message)
         default:
             return nil
         }

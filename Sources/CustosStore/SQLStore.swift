@@ -2,7 +2,8 @@ import CustosCore
 import Foundation
 
 /// The stores over SQL: SQLite (embedded, the default) or PostgreSQL (several server nodes),
-/// the same code and the same behaviour on both.
+/// the same code and the same behaviour on both. Besides `Store` it is the `IdentityStore`
+/// (users, devices, sessions, API keys; see the `SQLStore+…` extensions).
 ///
 /// - All calls are synchronous, thread-safe and throw `StoreError`: `.unavailable` when the
 ///   database cannot be reached now (busy beyond the timeout, server down, store closed),

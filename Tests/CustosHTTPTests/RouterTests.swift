@@ -12,10 +12,11 @@ import Testing
     }
 
     @Test func staticRouteMatches() {
-        guard case .found(_, let pattern, let parameters) = router().match(.get, "/healthz") else {
+        guard case .found(let route, let parameters) = router().match(.get, "/healthz") else {
             Issue.record("no match"); return
         }
-        #expect(pattern == "/healthz")
+        #expect(route.pattern == "/healthz")
+        #expect(route.index == 0)
         #expect(parameters.isEmpty)
     }
 
@@ -24,10 +25,11 @@ import Testing
     }
 
     @Test func parametersAreBound() {
-        guard case .found(_, let pattern, let parameters) = router().match(.post, "/v1/users/alice/devices/d-1") else {
+        guard case .found(let route, let parameters) = router().match(.post, "/v1/users/alice/devices/d-1") else {
             Issue.record("no match"); return
         }
-        #expect(pattern == "/v1/users/{id}/devices/{device}")
+        #expect(route.pattern == "/v1/users/{id}/devices/{device}")
+        #expect(route.index == 3)
         #expect(parameters == ["id": "alice", "device": "d-1"])
     }
 

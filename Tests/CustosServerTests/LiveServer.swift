@@ -1,9 +1,12 @@
+import CustosCore
+import CustosCrypto
 import CustosHTTP
 import CustosSDK
 import CustosServer
 import CustosStore
 import CustosTestSupport
 import Foundation
+import Testing
 
 /// The real application on a free loopback port over a real store, driven through the SDK.
 struct LiveServer {
@@ -15,31 +18,83 @@ struct LiveServer {
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// SQLite in a fresh temporary directory.
-    static func sqlite() throws -> LiveServer {
+    static func sqlite(policy: IdentityPolicy = IdentityPolicy()) throws -> LiveServer {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("custos-live-\(UUID().uuidString)").path
-        return try LiveServer(store: SQLStore.open(databaseURL: nil, dataDirectory: directory))
+        return try LiveServer(store: SQLStore.open(databaseURL: nil, dataDirectory: directory), policy: policy)
     }
 
     /// PostgreSQL from `CUSTOS_TEST_DATABASE_URL`, in a schema of its own.
-    static func postgres(schema: String) throws -> LiveServer {
+    static func postgres(schema: String = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16),
+                         policy: IdentityPolicy = IdentityPolicy()) throws -> LiveServer {
         let url = TestEnvironment.postgresURL ?? ""
-        return try LiveServer(store: SQLStore.openPostgres(url: url, options: PostgresOptions(connectTimeoutSeconds: 2, schema: schema)))
+        return try LiveServer(store: SQLStore.openPostgres(url: url, options: PostgresOptions(connectTimeoutSeconds: 2, schema: String(schema))),
+                              policy: policy)
     }
 
-    init(store: SQLStore) throws {
+    static func make(_ kind: StoreKind, policy: IdentityPolicy = IdentityPolicy()) throws -> LiveServer {
+        switch kind {
+        case .sqlite: try sqlite(policy: policy)
+        case .postgresql: try postgres(policy: policy)
+        }
+    }
+
+    let identity: IdentityService
+    let apiKeys: APIKeyService
+    let clock: TestClock
+
+    init(store: SQLStore, policy: IdentityPolicy = IdentityPolicy()) throws {
         self.store = store
-        server = CustosApplication.makeServer(ApplicationDependencies(store: store),
+        (identity, apiKeys, clock) = try Self.services(store: store, policy: policy)
+        server = CustosApplication.makeServer(ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock),
                                               configuration: HTTPServerConfiguration(port: 0, threads: 2),
                                               logger: Logger(sink: log, level: .info))
         try server.start()
     }
 
-    func client() throws -> CustosClient {
-        try CustosClient(configuration: .init(serverURL: baseURL, timeout: 10))
+    /// The same wiring as the executable, with a cheap Argon2id cost and a clock the test moves.
+    static func services(store: SQLStore, policy: IdentityPolicy) throws -> (IdentityService, APIKeyService, TestClock) {
+        let clock = TestClock()
+        let identity = try IdentityService(store: store, hasher: Argon2id(cost: .testing), keys: P256DeviceKeyVerifier(),
+                                           digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock, policy: policy)
+        let apiKeys = APIKeyService(store: store, digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock)
+        return (identity, apiKeys, clock)
+    }
+
+    /// An app's client with its own device key directory.
+    func client(keys: URL? = nil) throws -> CustosClient {
+        let directory = keys ?? FileManager.default.temporaryDirectory.appendingPathComponent("custos-keys-\(UUID().uuidString)")
+        return try CustosClient(configuration: .init(serverURL: baseURL, timeout: 10, keyStore: FileDeviceKeyStore(directory: directory)))
+    }
+
+    /// A relying party's client with a fresh key of `scope`.
+    func admin(scope: APIKey.Scope = .rp) throws -> CustosAdminClient {
+        let (_, secret) = try apiKeys.create(scope: scope, label: "test")
+        return try CustosAdminClient(serverURL: baseURL, apiKey: secret, timeout: 10)
     }
 
     func stop() {
         server.stop()
         store.close()
     }
+}
+
+/// The databases end-to-end tests run against; PostgreSQL only where the environment has one.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite, postgresql
+
+    static var available: [StoreKind] {
+        TestEnvironment.postgresURL == nil ? [.sqlite] : allCases
+    }
+
+    var testDescription: String { rawValue }
+}
+
+/// A clock tests move forward (password expiry, lockout periods, session timeouts).
+final class TestClock: Clock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var offset: TimeInterval = 0
+
+    func now() -> Date { lock.withLock { Date().addingTimeInterval(offset) } }
+
+    func advance(by seconds: TimeInterval) { lock.withLock { offset += seconds } }
 }

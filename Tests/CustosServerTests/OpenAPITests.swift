@@ -30,10 +30,10 @@ import Testing
     }
 
     @Test func routerAndSpecAgree() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("custos-openapi-\(UUID().uuidString)").path
-        let store = try SQLStore.open(databaseURL: nil, dataDirectory: directory)
-        defer { store.close() }
-        let router = CustosApplication.makeRouter(ApplicationDependencies(store: store), metrics: HTTPMetrics())
+        let live = try LiveServer.sqlite()
+        defer { live.stop() }
+        let router = CustosApplication.makeRouter(
+            ApplicationDependencies(database: live.store, identity: live.identity, apiKeys: live.apiKeys), metrics: HTTPMetrics())
         let served = Set(router.routes.map { "\($0.method.rawValue) \($0.pattern)" })
         let documented = try Self.documentedOperations()
         #expect(!served.isEmpty)

@@ -142,6 +142,8 @@ extension PostgresStoreTests {
                 defer { store.close() }
                 let before = ConformanceCheck.token("before-outage")
                 try store.issue(before)
+                try store.createUser(ConformanceCheck.user("outage-user"))
+                try store.addDevice(ConformanceCheck.device("outage-device", user: "outage-user"))
                 // Put both pooled connections to use, so both have to notice the outage.
                 _ = runConcurrently(4) { _ in try store.ping() }
                 #expect(try store.increment("outage", limit: 10, now: testNow) == 1)
@@ -155,6 +157,10 @@ extension PostgresStoreTests {
                     expectStoreError(.unavailable) { try store.consume(purpose: before.purpose, digest: before.digest, now: testNow) }
                     expectStoreError(.unavailable) { try store.increment("outage", limit: 10, now: testNow) }
                     expectStoreError(.unavailable) { try store.issue(ConformanceCheck.token("during-outage")) }
+                    expectStoreError(.unavailable) { try store.user(id: "outage-user") }
+                    // Transactions fail as unavailable too, and leave nothing half done.
+                    expectStoreError(.unavailable) { try store.revokeDevice(id: "outage-device", at: testNow) }
+                    expectStoreError(.unavailable) { try store.deleteUser(id: "outage-user") }
                 }
                 expectStoreError(.unavailable, "a new store cannot open while the server is down") { try harness.open() }
 
@@ -164,6 +170,8 @@ extension PostgresStoreTests {
                 try store.ping()
                 #expect(try store.consume(purpose: before.purpose, digest: before.digest, now: testNow) == before)
                 #expect(try store.increment("outage", limit: 10, now: testNow) == 2)
+                #expect(try store.device(id: "outage-device")?.isRevoked == false)
+                #expect(try store.deleteUser(id: "outage-user"))
                 let results = runConcurrently(4) { i in try store.increment("after-\(i)", limit: 1, now: testNow) }
                 #expect(results.allSatisfy { (try? $0.get()) == 1 })
             }

@@ -27,6 +27,26 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     case concurrentIncrementStopsAtLimit
     case concurrentDuplicateIssue
     case concurrentMigrate
+    // Identity stores (migration 2); implemented in IdentityConformance*.swift.
+    case identitySchemaIsVersion2
+    case identityUpgradeFromVersion1
+    case userCreateGetUpdate
+    case userDuplicate
+    case usersPaging
+    case userDeleteCascades
+    case userDeleteMatchesSuffixExactly
+    case unknownEnumValuesAreFailures
+    case deviceAddGetList
+    case deviceDuplicate
+    case deviceRevoke
+    case deviceTouch
+    case sessionLifecycle
+    case sessionDuplicate
+    case apiKeyLifecycle
+    case apiKeyDuplicate
+    case identityValuesRoundTrip
+    case identityCloseThenUnavailable
+    case concurrentCreateUser
 
     var testDescription: String { rawValue }
 
@@ -52,6 +72,25 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         case .concurrentIncrementStopsAtLimit: try withHarness(kind, Self.concurrentIncrement)
         case .concurrentDuplicateIssue: try withStore(kind, Self.concurrentDuplicateIssue)
         case .concurrentMigrate: try withHarness(kind, Self.concurrentMigrate)
+        case .identitySchemaIsVersion2: try withStore(kind, Self.identitySchema)
+        case .identityUpgradeFromVersion1: try withHarness(kind, Self.identityUpgrade)
+        case .userCreateGetUpdate: try withStore(kind, Self.userCreateGetUpdate)
+        case .userDuplicate: try withStore(kind, Self.userDuplicate)
+        case .usersPaging: try withStore(kind, Self.usersPaging)
+        case .userDeleteCascades: try withStore(kind, Self.userDeleteCascades)
+        case .userDeleteMatchesSuffixExactly: try withStore(kind, Self.userDeleteMatchesSuffixExactly)
+        case .unknownEnumValuesAreFailures: try withStore(kind, Self.unknownEnumValues)
+        case .deviceAddGetList: try withStore(kind, Self.deviceAddGetList)
+        case .deviceDuplicate: try withStore(kind, Self.deviceDuplicate)
+        case .deviceRevoke: try withStore(kind, Self.deviceRevoke)
+        case .deviceTouch: try withStore(kind, Self.deviceTouch)
+        case .sessionLifecycle: try withStore(kind, Self.sessionLifecycle)
+        case .sessionDuplicate: try withStore(kind, Self.sessionDuplicate)
+        case .apiKeyLifecycle: try withStore(kind, Self.apiKeyLifecycle)
+        case .apiKeyDuplicate: try withStore(kind, Self.apiKeyDuplicate)
+        case .identityValuesRoundTrip: try withStore(kind, Self.identityValuesRoundTrip)
+        case .identityCloseThenUnavailable: try withStore(kind, Self.identityCloseThenUnavailable)
+        case .concurrentCreateUser: try withHarness(kind, Self.concurrentCreateUser)
         }
     }
 

@@ -81,6 +81,9 @@ public struct ConfigurationLoader {
             try apply(setting, value, source: source, to: &configuration)
             values.append((setting, value, source))
         }
+        if case .everyDays = configuration.identity.passwordAtLogin {
+            configuration.identity.passwordAtLogin = .everyDays(configuration.passwordPeriodicDays)
+        }
         return Resolved(configuration: configuration, values: values)
     }
 
@@ -142,6 +145,15 @@ public struct ConfigurationLoader {
         case .maxConnectionsPerIP: c.http.maxConnectionsPerIP = integer
         case .shutdownGrace: c.http.shutdownGraceSeconds = Double(integer)
         case .databasePoolSize: c.databasePoolSize = integer
+        case .maxAttempts: c.identity.maximumAttempts = Int64(integer)
+        case .lockoutSeconds: c.identity.lockoutBase = TimeInterval(integer)
+        case .passwordPeriodicDays: c.passwordPeriodicDays = integer
+        case .passwordMaxAgeDays: c.identity.passwordMaximumAge = integer == 0 ? nil : TimeInterval(integer) * 86400
+        case .passwordMinLength: c.identity.passwordMinimumLength = integer
+        case .sessionIdleMinutes: c.identity.sessionIdleTimeout = TimeInterval(integer) * 60
+        case .sessionLifetimeHours: c.identity.sessionLifetime = TimeInterval(integer) * 3600
+        case .argon2MemoryKiB: c.argon2MemoryKiB = integer
+        case .argon2Iterations: c.argon2Iterations = integer
         default: break
         }
     }
@@ -159,6 +171,12 @@ public struct ConfigurationLoader {
         case .masterKeyFile: c.masterKeyFile = string
         case .logLevel: c.logLevel = Logger.Level(name: string) ?? .info
         case .sqliteSynchronous: c.sqliteSynchronous = ServerConfiguration.SQLiteSynchronous(rawValue: string) ?? .full
+        case .passwordAtLogin:
+            c.identity.passwordAtLogin = switch string {
+            case "never": .never
+            case "periodic": .everyDays(c.passwordPeriodicDays)
+            default: .always
+            }
         default: break
         }
     }

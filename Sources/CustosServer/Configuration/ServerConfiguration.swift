@@ -1,3 +1,4 @@
+import CustosCore
 import CustosHTTP
 import Foundation
 
@@ -18,6 +19,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var logLevel: Logger.Level = .info
     public var sqliteSynchronous: SQLiteSynchronous = .full
     public var databasePoolSize = 4
+    public var identity = IdentityPolicy()
+    /// Argon2id cost: time (iterations) and memory (KiB).
+    public var argon2Iterations = 3
+    public var argon2MemoryKiB = 65536
+    /// Days between password logins with `password_at_login=periodic`.
+    var passwordPeriodicDays = 7
 
     public init() {}
 

@@ -45,10 +45,22 @@ extension Setting {
     public static let sqliteSynchronous = Setting("sqlite_synchronous", .choice(["full", "normal"]), help: "SQLite durability: full (default) or normal")
     public static let databasePoolSize = Setting("database_pool_size", .integer(1...256), help: "database connections (PostgreSQL) or SQLite readers (default 4)")
 
+    public static let maxAttempts = Setting("max_attempts", .integer(1...100), help: "failed attempts (any factor) before a user is locked (default 5)")
+    public static let lockoutSeconds = Setting("lockout_seconds", .integer(1...86400), help: "first lockout; each further one doubles, up to a day (default 300)")
+    public static let passwordAtLogin = Setting("password_at_login", .choice(["always", "periodic", "never"]), help: "password with the device signature: always (default), periodic, never")
+    public static let passwordPeriodicDays = Setting("password_periodic_days", .integer(1...3650), help: "with password_at_login=periodic: days between password logins (default 7)")
+    public static let passwordMaxAgeDays = Setting("password_max_age_days", .integer(0...3650), help: "days before a password expires (status 110); 0 = never (default 90)")
+    public static let passwordMinLength = Setting("password_min_length", .integer(4...128), help: "shortest password accepted (default 8)")
+    public static let sessionIdleMinutes = Setting("session_idle_minutes", .integer(1...10080), help: "session idle timeout (default 30)")
+    public static let sessionLifetimeHours = Setting("session_lifetime_hours", .integer(1...8760), help: "session absolute lifetime (default 12)")
+    public static let argon2MemoryKiB = Setting("argon2_memory_kib", .integer(8...4_194_304), help: "Argon2id memory cost in KiB (default 65536)")
+    public static let argon2Iterations = Setting("argon2_iterations", .integer(1...100), help: "Argon2id time cost (default 3)")
+
     /// Every setting `custos serve` understands, in the order help and the start-up print show them.
     public static let all: [Setting] = [
         .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .threads, .maxBodyBytes,
         .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .shutdownGrace, .logLevel, .sqliteSynchronous,
-        .databasePoolSize,
+        .databasePoolSize, .maxAttempts, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
+        .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,
     ]
 }

@@ -7,10 +7,10 @@ import Foundation
 enum HealthRoutes {
     static func register(on router: inout Router, database: any DatabaseHealth, metrics: HTTPMetrics) {
         // Constant answer, encoded once: keeps JSON encoding off the hottest path.
-        let healthBody = (try? JSONEncoder.custos.encode(HealthStatus(version: CustosVersion.current))) ?? Data()
+        let healthBody = (try? WireJSON.encoder().encode(HealthStatus(version: CustosVersion.current))) ?? Data()
         router.get("/healthz") { _ in .json(raw: healthBody) }
 
-        let readyBody = (try? JSONEncoder.custos.encode(ReadinessStatus(status: "ready", database: "ok"))) ?? Data()
+        let readyBody = (try? WireJSON.encoder().encode(ReadinessStatus(status: "ready", database: "ok"))) ?? Data()
         router.get("/readyz") { _ in
             do {
                 try database.ping()
@@ -24,14 +24,5 @@ enum HealthRoutes {
         router.get("/metrics") { _ in
             .text(metrics.render(), contentType: "text/plain; version=0.0.4; charset=utf-8")
         }
-    }
-}
-
-extension JSONEncoder {
-    /// The encoder for every JSON answer: sorted keys, unescaped slashes.
-    static var custos: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
     }
 }

@@ -55,6 +55,12 @@ enum Migrations {
                 );
                 """
         ),
+        Migration(
+            version: 2,
+            name: "users, devices, sessions and api_keys",
+            sqlite: IdentitySchema.sqlite,
+            postgres: IdentitySchema.postgres
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

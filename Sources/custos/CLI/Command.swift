@@ -55,7 +55,9 @@ enum CommandLineTool {
         return (best, Array(words.dropFirst(best.spec.path.split(separator: " ").count)))
     }
 
-    static let allCommands: [Command] = [ServeCommand.command, MigrateCommand.command, VersionCommand.command, HelpCommand.command]
+    static let allCommands: [Command] = [ServeCommand.command, MigrateCommand.command]
+        + AdminAPIKeyCommands.all + AdminUserCommands.all + DeviceCommands.all + [BenchLoginCommand.command]
+        + [VersionCommand.command, HelpCommand.command]
 
     static var overview: String {
         var lines = ["usage: custos COMMAND [options]", "", "commands:"]

@@ -8,4 +8,10 @@ enum ExitCode: Int32 {
     case usage = 2
     /// A comparison answered "different" (`custos face compare`).
     case different = 3
+    /// The server did not accept the credentials (status 401); attempts are left.
+    case rejected = 4
+    /// The password has expired (status 110): change it.
+    case passwordExpired = 5
+    /// Attempts exhausted (status 153): the user is locked.
+    case locked = 6
 }

@@ -50,9 +50,10 @@ enum ServeCommand {
 
         let masterKey = try MasterKeyLoader.load(configuration)
         let store = try StoreFactory.open(configuration, migrate: true)
-        let server = CustosApplication.makeServer(ApplicationDependencies(store: store), configuration: configuration.http,
-                                                  logger: logger)
+        let server: HTTPServer
         do {
+            server = CustosApplication.makeServer(try ApplicationFactory.dependencies(configuration, store: store),
+                                                  configuration: configuration.http, logger: logger)
             try server.start()
         } catch {
             store.close()

@@ -1,0 +1,43 @@
+import Foundation
+
+/// API keys of relying parties and administrators: random, shown once, stored as digests.
+public final class APIKeyService: Sendable {
+    let store: any APIKeyStore
+    let digester: any SecretDigester
+    let random: any RandomSource
+    let clock: any Clock
+
+    public init(store: any APIKeyStore, digester: any SecretDigester, random: any RandomSource, clock: any Clock) {
+        self.store = store
+        self.digester = digester
+        self.random = random
+        self.clock = clock
+    }
+
+    /// Creates a key; the returned secret is never stored and cannot be shown again.
+    public func create(scope: APIKey.Scope, label: String) throws -> (APIKey, secret: String) {
+        let label = try InputRules.checkName(label, field: "label")
+        let secret = "ck_" + IdentityService.token(random, bytes: 32)
+        let id = random.bytes(count: 8).map { String(format: "%02x", $0) }.joined()
+        let key = APIKey(id: id, scope: scope, label: label, digest: digester.digest(secret), createdAt: clock.now())
+        try store.createAPIKey(key)
+        return (key, secret)
+    }
+
+    /// The live key for a presented secret, if it has `scope` (an admin key has every scope).
+    public func authenticate(secret: String, requiring scope: APIKey.Scope) throws -> APIKey {
+        guard secret.hasPrefix("ck_"), secret.utf8.count <= 128,
+              let key = try store.apiKey(digest: digester.digest(secret)), key.revokedAt == nil else {
+            throw IdentityError.invalidAPIKey
+        }
+        guard key.scope == .admin || key.scope == scope else { throw IdentityError.insufficientScope }
+        return key
+    }
+
+    public func list() throws -> [APIKey] { try store.apiKeys() }
+
+    public func revoke(id: String) throws {
+        try InputRules.checkToken(id, field: "id")
+        guard try store.revokeAPIKey(id: id, at: clock.now()) else { throw IdentityError.apiKeyNotFound }
+    }
+}

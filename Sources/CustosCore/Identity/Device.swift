@@ -1,0 +1,33 @@
+import Foundation
+
+/// A device bound to a user by its P-256 public key; it proves itself by signing nonces.
+public struct Device: Equatable, Sendable {
+    public var id: String
+    public var userID: String
+    public var name: String
+    /// The device's public key as a JWK JSON object (EC, P-256).
+    public var publicKeyJWK: String
+    /// RFC 7638 thumbprint of the key; unique across devices.
+    public var keyThumbprint: String
+    public var createdAt: Date
+    public var lastUsedAt: Date?
+    /// When this device last logged in with the password too (for "password every N days").
+    public var passwordVerifiedAt: Date?
+    /// Revoked devices can no longer log in; the row stays for the audit trail.
+    public var revokedAt: Date?
+
+    public init(id: String, userID: String, name: String, publicKeyJWK: String, keyThumbprint: String, createdAt: Date,
+                lastUsedAt: Date? = nil, passwordVerifiedAt: Date? = nil, revokedAt: Date? = nil) {
+        self.id = id
+        self.userID = userID
+        self.name = name
+        self.publicKeyJWK = publicKeyJWK
+        self.keyThumbprint = keyThumbprint
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.passwordVerifiedAt = passwordVerifiedAt
+        self.revokedAt = revokedAt
+    }
+
+    public var isRevoked: Bool { revokedAt != nil }
+}

@@ -1,0 +1,77 @@
+/// What the caller did wrong, in terms the HTTP layer maps to a status (see `kind`) and a
+/// stable wire `code`. Messages are for people and never carry secrets.
+public enum IdentityError: Error, Equatable, Sendable {
+    case invalidInput(field: String, reason: String)
+    case passwordPolicy(String)
+    case invalidDeviceKey(String)
+    case userExists
+    case userNotFound
+    case deviceNotFound
+    case sessionNotFound
+    case apiKeyNotFound
+    case deviceKeyInUse
+    case invalidActivationCode
+    case activationLocked
+    case invalidNonce
+    case invalidSession
+    case invalidAPIKey
+    case insufficientScope
+    case userNotActive
+
+    public enum Kind: Sendable {
+        case invalidInput, unauthenticated, forbidden, notFound, conflict, locked
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .invalidInput, .passwordPolicy, .invalidDeviceKey: .invalidInput
+        case .userExists, .deviceKeyInUse, .userNotActive: .conflict
+        case .userNotFound, .deviceNotFound, .sessionNotFound, .apiKeyNotFound: .notFound
+        case .invalidActivationCode, .invalidNonce, .invalidSession, .invalidAPIKey: .unauthenticated
+        case .insufficientScope: .forbidden
+        case .activationLocked: .locked
+        }
+    }
+
+    public var code: String {
+        switch self {
+        case .invalidInput: "invalid_field"
+        case .passwordPolicy: "password_policy"
+        case .invalidDeviceKey: "invalid_device_key"
+        case .userExists: "user_exists"
+        case .userNotFound: "user_not_found"
+        case .deviceNotFound: "device_not_found"
+        case .sessionNotFound: "session_not_found"
+        case .apiKeyNotFound: "api_key_not_found"
+        case .deviceKeyInUse: "device_key_in_use"
+        case .invalidActivationCode: "invalid_activation_code"
+        case .activationLocked: "activation_locked"
+        case .invalidNonce: "invalid_nonce"
+        case .invalidSession: "invalid_session"
+        case .invalidAPIKey: "invalid_api_key"
+        case .insufficientScope: "insufficient_scope"
+        case .userNotActive: "user_not_active"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .invalidInput(let field, let reason): "Field '\(field)' \(reason)."
+        case .passwordPolicy(let reason): "The new password is not allowed: \(reason)."
+        case .invalidDeviceKey(let reason): "The device public key is not usable: \(reason)."
+        case .userExists: "A user with this id already exists."
+        case .userNotFound: "No such user."
+        case .deviceNotFound: "No such device."
+        case .sessionNotFound: "No such session."
+        case .apiKeyNotFound: "No such API key."
+        case .deviceKeyInUse: "This device key is already bound."
+        case .invalidActivationCode: "The activation code is wrong, used or expired."
+        case .activationLocked: "Too many wrong activation codes; ask for a new code."
+        case .invalidNonce: "The login nonce is unknown, used or expired; ask for a new one."
+        case .invalidSession: "The session is missing, expired or revoked; log in again."
+        case .invalidAPIKey: "The API key is missing, unknown or revoked."
+        case .insufficientScope: "This API key's scope does not allow this operation."
+        case .userNotActive: "The user is not active."
+        }
+    }
+}

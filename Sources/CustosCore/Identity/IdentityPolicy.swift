@@ -1,0 +1,62 @@
+import Foundation
+
+/// The rules identity enforces; every value is configuration.
+public struct IdentityPolicy: Sendable, Equatable {
+    /// When a device must give the password with its signature.
+    public enum PasswordAtLogin: Sendable, Equatable {
+        case always
+        /// When this device's last password login is older than this many days.
+        case everyDays(Int)
+        /// Device signature alone (the password still guards activation and changes).
+        case never
+    }
+
+    public var activationCodeLifetime: TimeInterval = 72 * 3600
+    /// Wrong codes tolerated per user before every outstanding code is voided.
+    public var activationAttempts: Int64 = 5
+    public var passwordMinimumLength = 8
+    public var passwordMaximumLength = 128
+    /// Logins after this age answer 110 until the password is changed; nil: never expires.
+    public var passwordMaximumAge: TimeInterval? = 90 * 24 * 3600
+    public var passwordAtLogin: PasswordAtLogin = .always
+    /// Failed attempts (any factor) before the user is locked (status 153).
+    public var maximumAttempts: Int64 = 5
+    /// First lock lasts this long; each further lock twice as long, up to `lockoutCap`.
+    public var lockoutBase: TimeInterval = 300
+    public var lockoutCap: TimeInterval = 24 * 3600
+    public var loginNonceLifetime: TimeInterval = 60
+    public var passwordChangeTokenLifetime: TimeInterval = 600
+    public var sessionIdleTimeout: TimeInterval = 30 * 60
+    public var sessionLifetime: TimeInterval = 12 * 3600
+
+    public init() {}
+
+    /// How long the `count`-th lock (0-based) lasts.
+    public func lockDuration(afterLocks count: Int) -> TimeInterval {
+        min(lockoutCap, lockoutBase * pow(2, Double(min(count, 30))))
+    }
+
+    public func passwordRequired(for device: Device?, at now: Date) -> Bool {
+        switch passwordAtLogin {
+        case .always: return true
+        case .never: return device == nil
+        case .everyDays(let days):
+            guard let device, let verified = device.passwordVerifiedAt else { return true }
+            return now.timeIntervalSince(verified) >= Double(days) * 86400
+        }
+    }
+
+    public func passwordExpired(_ user: User, at now: Date) -> Bool {
+        guard let maximumAge = passwordMaximumAge, let changed = user.passwordChangedAt else { return false }
+        return now.timeIntervalSince(changed) >= maximumAge
+    }
+
+    /// Nil when `password` is acceptable for `userID`, else the reason.
+    public func passwordProblem(_ password: String, userID: String) -> String? {
+        let length = password.count
+        if length < passwordMinimumLength { return "it must have at least \(passwordMinimumLength) characters" }
+        if length > passwordMaximumLength { return "it must have at most \(passwordMaximumLength) characters" }
+        if password.lowercased() == userID.lowercased() { return "it must not be the user id" }
+        return nil
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+extension IdentityService {
+    /// Binds a device to the user with the one-time code and sets the password.
+    ///
+    /// Everything that can be checked without the code (password policy, key) is checked
+    /// first, so a mistake there does not burn the code. The code is consumed atomically: of
+    /// any number of concurrent activations with one code, exactly one succeeds.
+    public func activate(userID: String, code: String, password: String, deviceName: String,
+                         deviceKey: DevicePublicKey) throws -> AuthenticationOutcome {
+        try InputRules.checkUserID(userID)
+        guard !code.isEmpty, code.utf8.count <= 64 else {
+            throw IdentityError.invalidInput(field: "activation_code", reason: "must be 1-64 characters")
+        }
+        try InputRules.checkPasswordLength(password, field: "password")
+        let name = try InputRules.checkName(deviceName, field: "device_name")
+        if let problem = policy.passwordProblem(password, userID: userID) { throw IdentityError.passwordPolicy(problem) }
+        let thumbprint = try keys.thumbprint(of: deviceKey)
+        let now = clock.now()
+
+        let counter = Self.activationCounter(userID)
+        guard try store.value(counter) < policy.activationAttempts else { throw IdentityError.activationLocked }
+        guard try store.consume(purpose: Purpose.activation, digest: activationDigest(userID: userID, code: code), now: now) != nil else {
+            if try store.increment(counter, limit: policy.activationAttempts, now: now) == policy.activationAttempts {
+                // Out of tries: void the outstanding code too.
+                try store.revokeAll(purpose: Purpose.activation, subject: userID)
+            }
+            throw IdentityError.invalidActivationCode
+        }
+        try store.reset(counter)
+
+        guard var user = try store.user(id: userID), user.status != .disabled else { throw IdentityError.invalidActivationCode }
+        user.status = .active
+        user.passwordHash = try hasher.hash(password)
+        user.passwordChangedAt = now
+        try store.updateUser(user)
+
+        let device = Device(id: newID(), userID: userID, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint,
+                            createdAt: now, lastUsedAt: now, passwordVerifiedAt: now)
+        do {
+            try store.addDevice(device)
+        } catch StoreError.duplicate {
+            throw IdentityError.deviceKeyInUse
+        }
+        try attempts.reset(userID)
+        let (session, token) = try openSession(userID: userID, deviceID: device.id, now: now)
+        return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: device,
+                                     session: session, sessionToken: token)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// How a password change is authorised.
+public enum PasswordChangeAuthorization: Sendable {
+    /// A live session of the user.
+    case session(Session)
+    /// The single-use token a 110 (password expired) answer gave.
+    case changeToken(String)
+}
+
+extension IdentityService {
+    /// Changes the password after checking the old one (a wrong old password counts as a
+    /// failed attempt).
+    public func changePassword(userID: String, oldPassword: String, newPassword: String,
+                               authorization: PasswordChangeAuthorization) throws -> AuthenticationOutcome {
+        try InputRules.checkUserID(userID)
+        try InputRules.checkPasswordLength(oldPassword, field: "old_password")
+        try InputRules.checkPasswordLength(newPassword, field: "new_password")
+        let now = clock.now()
+        switch authorization {
+        case .session(let session):
+            guard session.userID == userID else { throw IdentityError.invalidSession }
+        case .changeToken(let token):
+            try InputRules.checkToken(token, field: "password_change_token")
+            guard let issued = try store.consume(purpose: Purpose.passwordChange, digest: digester.digest(token), now: now),
+                  issued.subject == userID else { throw IdentityError.invalidSession }
+        }
+        if let problem = policy.passwordProblem(newPassword, userID: userID) { throw IdentityError.passwordPolicy(problem) }
+        guard newPassword != oldPassword else { throw IdentityError.passwordPolicy("it must differ from the old password") }
+
+        guard var user = try store.user(id: userID), let hash = user.passwordHash else { throw IdentityError.invalidSession }
+        if user.isLocked(at: now) { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }
+        guard try hasher.verify(oldPassword, encoded: hash) else { return try fail(userID, user: user, now: now) }
+
+        user.passwordHash = try hasher.hash(newPassword)
+        user.passwordChangedAt = now
+        try store.updateUser(user)
+        try attempts.reset(userID)
+        return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts))
+    }
+
+    /// The live session for a bearer token: unexpired (absolute and idle), of an active,
+    /// unlocked user. Refreshes its idle timer.
+    public func authenticateSession(token: String) throws -> Session {
+        guard token.hasPrefix("cs_"), token.utf8.count <= 128 else { throw IdentityError.invalidSession }
+        let now = clock.now()
+        guard let session = try store.session(tokenDigest: digester.digest(token)) else { throw IdentityError.invalidSession }
+        guard session.expiresAt > now, now.timeIntervalSince(session.lastSeenAt) < policy.sessionIdleTimeout else {
+            try store.deleteSession(id: session.id)
+            throw IdentityError.invalidSession
+        }
+        guard let user = try store.user(id: session.userID), user.status == .active, !user.isLocked(at: now),
+              let device = try store.device(id: session.deviceID), !device.isRevoked else {
+            // (A session opened while its device was being revoked would otherwise outlive it.)
+            throw IdentityError.invalidSession
+        }
+        // Refreshing costs a write; once a few seconds is plenty for an idle timeout in minutes.
+        if now.timeIntervalSince(session.lastSeenAt) > 5 { try store.touchSession(id: session.id, at: now) }
+        return session
+    }
+
+    public func logout(_ session: Session) throws {
+        try store.deleteSession(id: session.id)
+    }
+
+    public func sessions(userID: String) throws -> [Session] {
+        try store.sessions(userID: userID)
+    }
+
+    /// Ends one of the user's sessions.
+    public func revokeSession(userID: String, sessionID: String) throws {
+        try InputRules.checkToken(sessionID, field: "session_id")
+        guard try store.sessions(userID: userID).contains(where: { $0.id == sessionID }) else { throw IdentityError.sessionNotFound }
+        try store.deleteSession(id: sessionID)
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// Users, activation with device binding, login, passwords, sessions and lockout.
+///
+/// Every method is synchronous and thread-safe; state lives in the store, where single-use
+/// codes, nonces and counters change atomically.
+public final class IdentityService: Sendable {
+    public typealias Storage = IdentityStore & SingleUseTokenStore & CounterStore
+
+    let store: any Storage
+    let hasher: any PasswordHasher
+    let keys: any DeviceKeyVerifier
+    let digester: any SecretDigester
+    let random: any RandomSource
+    let clock: any Clock
+    public let policy: IdentityPolicy
+    let attempts: AttemptCounter
+    /// A hash of a random password, verified against when the user is unknown so that an
+    /// unknown user costs the same time as a wrong password.
+    let dummyPasswordHash: String
+
+    enum Purpose {
+        static let activation = "activation"
+        static let loginNonce = "login_nonce"
+        static let passwordChange = "password_change"
+    }
+
+    public init(store: any Storage, hasher: any PasswordHasher, keys: any DeviceKeyVerifier, digester: any SecretDigester,
+                random: any RandomSource, clock: any Clock, policy: IdentityPolicy) throws {
+        self.store = store
+        self.hasher = hasher
+        self.keys = keys
+        self.digester = digester
+        self.random = random
+        self.clock = clock
+        self.policy = policy
+        attempts = AttemptCounter(counters: store, maximum: policy.maximumAttempts)
+        dummyPasswordHash = try hasher.hash(Self.token(random, bytes: 24))
+    }
+
+    // MARK: Shared helpers
+
+    /// A random token, base64url without padding.
+    static func token(_ random: any RandomSource, bytes: Int) -> String {
+        Data(random.bytes(count: bytes)).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    func newID() -> String {
+        random.bytes(count: 16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    func requireUser(_ id: String) throws -> User {
+        try InputRules.checkUserID(id)
+        guard let user = try store.user(id: id) else { throw IdentityError.userNotFound }
+        return user
+    }
+
+    /// Issues a session for a device that just proved itself.
+    func openSession(userID: String, deviceID: String, now: Date) throws -> (Session, String) {
+        let token = "cs_" + Self.token(random, bytes: 32)
+        let session = Session(id: newID(), tokenDigest: digester.digest(token), userID: userID, deviceID: deviceID,
+                              createdAt: now, lastSeenAt: now, expiresAt: now.addingTimeInterval(policy.sessionLifetime))
+        try store.createSession(session)
+        return (session, token)
+    }
+
+    /// Counts a failure against the user's shared counter and locks the user when the
+    /// attempts run out.
+    func fail(_ userID: String, user: User?, now: Date) throws -> AuthenticationOutcome {
+        let left = try attempts.recordFailure(userID, now: now)
+        guard left == 0 else { return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left) }
+        if var user {
+            user.lockedUntil = now.addingTimeInterval(policy.lockDuration(afterLocks: user.lockoutCount))
+            user.lockoutCount += 1
+            try store.updateUser(user)
+            try attempts.reset(userID)
+        }
+        return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
+    }
+
+    /// Whether the user (known or not) is locked now; unknown users are "locked" while
+    /// their counter is exhausted, so the answers look alike.
+    func isLocked(_ userID: String, user: User?, now: Date) throws -> Bool {
+        if let user { return user.isLocked(at: now) }
+        return try attempts.attemptsLeft(userID) == 0
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// A person known to a relying party, identified by the id the relying party chose.
+public struct User: Equatable, Sendable {
+    public enum Status: String, Sendable, CaseIterable {
+        /// Created; waiting for the first device to activate with the one-time code.
+        case pendingActivation = "pending_activation"
+        case active
+        /// Refused everywhere until an administrator enables the user again.
+        case disabled
+    }
+
+    public var id: String
+    public var status: Status
+    public var createdAt: Date
+    /// Argon2id PHC string; nil before activation.
+    public var passwordHash: String?
+    public var passwordChangedAt: Date?
+    /// Locked (status 153) until this moment, after the attempts ran out.
+    public var lockedUntil: Date?
+    /// How many times the user has been locked; each lock lasts longer.
+    public var lockoutCount: Int
+
+    public init(id: String, status: Status, createdAt: Date, passwordHash: String? = nil, passwordChangedAt: Date? = nil,
+                lockedUntil: Date? = nil, lockoutCount: Int = 0) {
+        self.id = id
+        self.status = status
+        self.createdAt = createdAt
+        self.passwordHash = passwordHash
+        self.passwordChangedAt = passwordChangedAt
+        self.lockedUntil = lockedUntil
+        self.lockoutCount = lockoutCount
+    }
+
+    public func isLocked(at now: Date) -> Bool {
+        guard let lockedUntil else { return false }
+        return lockedUntil > now
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+/// Users. Ids are chosen by the relying party and unique.
+public protocol UserStore: Sendable {
+    /// Throws `StoreError.duplicate` when the id exists.
+    func createUser(_ user: User) throws
+    func user(id: String) throws -> User?
+    /// Users ordered by id, after `afterID` (exclusive), at most `limit`.
+    func users(after afterID: String?, limit: Int) throws -> [User]
+    /// Replaces the stored user with the same id; returns false when there is none.
+    @discardableResult
+    func updateUser(_ user: User) throws -> Bool
+    /// Deletes the user and, in the same transaction, its devices, sessions, single-use
+    /// tokens (any purpose, subject = user id) and counters whose key ends in `:<user id>`.
+    /// Returns false when there was no such user.
+    @discardableResult
+    func deleteUser(id: String) throws -> Bool
+}
+
+/// Devices bound to users.
+public protocol DeviceStore: Sendable {
+    /// Throws `StoreError.duplicate` when the id or the key thumbprint exists.
+    func addDevice(_ device: Device) throws
+    func device(id: String) throws -> Device?
+    /// The user's devices, revoked ones included, oldest first.
+    func devices(userID: String) throws -> [Device]
+    /// Marks the device revoked and deletes its sessions; returns false when it does not
+    /// exist or was already revoked.
+    @discardableResult
+    func revokeDevice(id: String, at: Date) throws -> Bool
+    /// Records a login: sets `lastUsedAt`, and `passwordVerifiedAt` too when the password was
+    /// part of it.
+    func touchDevice(id: String, at: Date, passwordVerified: Bool) throws
+}
+
+/// Sessions, found by the digest of their bearer token.
+public protocol SessionStore: Sendable {
+    func createSession(_ session: Session) throws
+    /// The session with this token digest, if it exists (expiry is the caller's decision).
+    func session(tokenDigest: Data) throws -> Session?
+    /// The user's sessions, newest first.
+    func sessions(userID: String) throws -> [Session]
+    func touchSession(id: String, at: Date) throws
+    @discardableResult
+    func deleteSession(id: String) throws -> Bool
+    /// Deletes every session of the user; returns how many.
+    @discardableResult
+    func deleteSessions(userID: String) throws -> Int
+}
+
+/// API keys of relying parties and administrators.
+public protocol APIKeyStore: Sendable {
+    /// Throws `StoreError.duplicate` when the id or digest exists.
+    func createAPIKey(_ key: APIKey) throws
+    func apiKey(digest: Data) throws -> APIKey?
+    /// Every key, revoked ones included, oldest first.
+    func apiKeys() throws -> [APIKey]
+    /// Returns false when there is no such key or it was already revoked.
+    @discardableResult
+    func revokeAPIKey(id: String, at: Date) throws -> Bool
+}
+
+/// Everything identity needs from the database.
+public typealias IdentityStore = UserStore & DeviceStore & SessionStore & APIKeyStore

@@ -1,0 +1,34 @@
+import CustosCore
+import Foundation
+
+/// Core's device-key checks over OpenSSL: P-256 keys as JWKs, ES256 signatures.
+public struct P256DeviceKeyVerifier: DeviceKeyVerifier {
+    public init() {}
+
+    public func thumbprint(of key: DevicePublicKey) throws -> String {
+        let jwk = JWK(kty: "EC", crv: "P-256", x: key.x, y: key.y)
+        do {
+            _ = try jwk.p256PublicKey()
+            return try jwk.thumbprint()
+        } catch let error as CryptoError {
+            throw IdentityError.invalidDeviceKey(String(describing: error))
+        }
+    }
+
+    public func verify(signature: [UInt8], message: [UInt8], key: DevicePublicKey) -> Bool {
+        guard let publicKey = try? JWK(kty: "EC", crv: "P-256", x: key.x, y: key.y).p256PublicKey() else { return false }
+        return publicKey.verify(signature: signature, message: message)
+    }
+
+    public func parse(jwkJSON: String) throws -> DevicePublicKey {
+        let jwk = try JSONDecoder().decode(JWK.self, from: Data(jwkJSON.utf8))
+        guard let x = jwk.x, let y = jwk.y else { throw IdentityError.invalidDeviceKey("stored key has no coordinates") }
+        return DevicePublicKey(x: x, y: y)
+    }
+}
+
+/// SHA-256 of secrets, so that only digests are stored.
+public struct SHA256SecretDigester: SecretDigester {
+    public init() {}
+    public func digest(_ secret: String) -> Data { Data(SHA256.hash(utf8: secret)) }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Synchronization
+
+/// Builds a JSON text byte by byte. Used on hot paths (access log, error bodies) where a
+/// JSONEncoder round trip per request would cost more than the request itself.
+struct JSONLineWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 256) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func raw(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    mutating func integer(_ value: Int) {
+        if value < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            unsigned(UInt(value.magnitude))
+        } else {
+            unsigned(UInt(value))
+        }
+    }
+
+    mutating func unsigned(_ value: UInt, width: Int = 1) {
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var rest = value
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                buffer[19 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0 || count < width
+            bytes.append(contentsOf: buffer[(20 - count)...])
+        }
+    }
+
+    /// Appends `value` as a JSON string literal: quotes, and escapes for `"`, `\` and control
+    /// characters; everything else (UTF-8 included) is copied as is.
+    mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var start = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                escape(byte)
+                start = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.count]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
+        case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
+        case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
+    }
+
+    /// RFC 3339 UTC with milliseconds, e.g. `"2026-11-30T09:36:11.771Z"`, quoted.
+    mutating func timestamp(_ time: timespec) {
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: SecondStamp.text(for: Int(time.tv_sec)))
+        bytes.append(UInt8(ascii: "."))
+        unsigned(UInt(time.tv_nsec / 1_000_000), width: 3)
+        raw("Z\"")
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` of the current second, formatted once per second rather than once
+/// per log line.
+enum SecondStamp {
+    private static let cache = Mutex<(second: Int, text: [UInt8])>((-1, []))
+
+    static func text(for second: Int) -> [UInt8] {
+        if let cached = cache.withLock({ $0.second == second ? $0.text : nil }) { return cached }
+        var seconds = time_t(second)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var writer = JSONLineWriter(capacity: 20)
+        writer.unsigned(UInt(parts.tm_year + 1900), width: 4); writer.raw("-")
+        writer.unsigned(UInt(parts.tm_mon + 1), width: 2); writer.raw("-")
+        writer.unsigned(UInt(parts.tm_mday), width: 2); writer.raw("T")
+        writer.unsigned(UInt(parts.tm_hour), width: 2); writer.raw(":")
+        writer.unsigned(UInt(parts.tm_min), width: 2); writer.raw(":")
+        writer.unsigned(UInt(parts.tm_sec), width: 2)
+        let text = writer.bytes
+        cache.withLock { $0 = (second, text) }
+        return text
+    }
+}
+

@@ -1,0 +1,72 @@
+import CustosAPI
+import Foundation
+
+/// The relying-party / administrator API, for a back end (or the `custos admin` command),
+/// authenticated by an API key (`ck_…`).
+public final class CustosAdminClient: Sendable {
+    let transport: HTTPTransport
+    let apiKey: String
+
+    public init(serverURL: URL, apiKey: String, timeout: TimeInterval = 30) throws {
+        guard let scheme = serverURL.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw CustosError.invalidConfiguration("serverURL must be an http or https URL")
+        }
+        transport = HTTPTransport(baseURL: serverURL, timeout: timeout)
+        self.apiKey = apiKey
+    }
+
+    /// Creates a user and its one-time activation code (give the code to the user out of band).
+    public func createUser(_ userID: String) async throws -> CreatedUser {
+        try await transport.post("/v1/users", CreateUserRequest(userID: userID), bearer: apiKey)
+    }
+
+    public func user(_ userID: String) async throws -> UserInfo {
+        try await transport.get("/v1/users/\(Self.segment(userID))", bearer: apiKey)
+    }
+
+    /// One page of users ordered by id; pass `nextAfter` of the previous page as `after`.
+    public func users(after: String? = nil, limit: Int = 100) async throws -> UserList {
+        var path = "/v1/users?limit=\(limit)"
+        if let after { path += "&after=\(Self.query(after))" }
+        return try await transport.get(path, bearer: apiKey)
+    }
+
+    public func disableUser(_ userID: String) async throws -> UserInfo { try await action(userID, "disable") }
+    public func enableUser(_ userID: String) async throws -> UserInfo { try await action(userID, "enable") }
+    /// Lifts a lockout (status 153) and gives the attempts back.
+    public func unlockUser(_ userID: String) async throws -> UserInfo { try await action(userID, "unlock") }
+
+    /// Deletes the user with its devices, sessions and everything biometric.
+    public func deleteUser(_ userID: String) async throws {
+        try await transport.sendExpectingNoContent(method: "DELETE", path: "/v1/users/\(Self.segment(userID))", bearer: apiKey)
+    }
+
+    /// Voids outstanding codes and issues a new one.
+    public func issueActivationCode(_ userID: String) async throws -> ActivationCodeInfo {
+        try await transport.post("/v1/users/\(Self.segment(userID))/activation-code", EmptyBody(), bearer: apiKey)
+    }
+
+    public func devices(_ userID: String) async throws -> [DeviceInfo] {
+        let list: DeviceList = try await transport.get("/v1/users/\(Self.segment(userID))/devices", bearer: apiKey)
+        return list.devices
+    }
+
+    public func revokeDevice(userID: String, deviceID: String) async throws {
+        try await transport.sendExpectingNoContent(
+            method: "DELETE", path: "/v1/users/\(Self.segment(userID))/devices/\(Self.segment(deviceID))", bearer: apiKey)
+    }
+
+    private func action(_ userID: String, _ name: String) async throws -> UserInfo {
+        try await transport.post("/v1/users/\(Self.segment(userID))/\(name)", EmptyBody(), bearer: apiKey)
+    }
+
+    private static func segment(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? value
+    }
+
+    private static func query(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? value
+    }
+}
+
+struct EmptyBody: Codable {}

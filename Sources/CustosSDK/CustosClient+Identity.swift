@@ -1,0 +1,108 @@
+import CustosAPI
+import Foundation
+
+/// The signed-in state the client keeps after activation or login.
+public struct SessionState: Sendable, Equatable {
+    public var userID: String?
+    public var deviceID: String?
+    /// The bearer token of the current session (secret).
+    public var sessionToken: String?
+
+    public init(userID: String? = nil, deviceID: String? = nil, sessionToken: String? = nil) {
+        self.userID = userID
+        self.deviceID = deviceID
+        self.sessionToken = sessionToken
+    }
+}
+
+extension CustosClient {
+    /// The current signed-in state.
+    public var session: SessionState { state.withLock { $0 } }
+
+    /// Resumes a state saved earlier (e.g. by a command-line profile).
+    public func restore(_ saved: SessionState) {
+        state.withLock { $0 = saved }
+    }
+
+    /// Activates this device for the user with the one-time code: creates the device key,
+    /// sets the password, binds the device and opens a session. Emits `onUserLoggedIn`.
+    public func activate(userID: String, activationCode: String, password: String, deviceName: String) async throws -> AuthenticationResult {
+        let keyStore = try requireKeyStore()
+        let key = try keyStore.createKey(for: account(userID))
+        let result: AuthenticationResult = try await transport.post("/v1/activate", ActivateRequest(
+            userID: userID, activationCode: activationCode, password: password, deviceName: deviceName, devicePublicKey: key.publicKey))
+        adopt(result)
+        events.emit(.onUserLoggedIn, result)
+        return result
+    }
+
+    /// Logs in with this device's key (and the password when the server asks for it): asks
+    /// for a nonce, signs it, and sends both. Check the result's `statusCode`: 100 success,
+    /// 110 password expired (change it with `passwordChangeToken`), 153 attempts exhausted,
+    /// 401 credentials not accepted (`attemptsLeft` says how many remain). Emits `onUserLoggedIn`.
+    public func login(userID: String, deviceID: String, password: String?) async throws -> AuthenticationResult {
+        guard let key = try requireKeyStore().key(for: account(userID)) else {
+            throw CustosError.invalidConfiguration("this device has no key for \(userID); activate it first")
+        }
+        let challenge: LoginChallenge = try await transport.post("/v1/login/challenge",
+                                                                 LoginChallengeRequest(userID: userID, deviceID: deviceID))
+        let signature = Self.base64URL(try key.sign(Data(challenge.nonce.utf8)))
+        let result: AuthenticationResult = try await transport.post("/v1/login", LoginRequest(
+            userID: userID, deviceID: deviceID, nonce: challenge.nonce, signature: signature, password: password))
+        adopt(result)
+        events.emit(.onUserLoggedIn, result)
+        return result
+    }
+
+    /// Changes the password: within a session, or with the `passwordChangeToken` of a 110
+    /// answer. Emits `onPasswordChanged`.
+    public func changePassword(userID: String, oldPassword: String, newPassword: String,
+                               passwordChangeToken: String? = nil) async throws -> AuthenticationResult {
+        let bearer = passwordChangeToken == nil ? session.sessionToken : nil
+        let result: AuthenticationResult = try await transport.post("/v1/password/change", ChangePasswordRequest(
+            userID: userID, oldPassword: oldPassword, newPassword: newPassword, passwordChangeToken: passwordChangeToken), bearer: bearer)
+        events.emit(.onPasswordChanged, result)
+        return result
+    }
+
+    /// Ends the current session on the server and forgets it. Emits `onUserLoggedOff`.
+    public func logout() async throws {
+        let current = session
+        guard let token = current.sessionToken else { return }
+        try await transport.sendExpectingNoContent(method: "POST", path: "/v1/logout", bearer: token)
+        state.withLock { $0.sessionToken = nil }
+        events.emit(.onUserLoggedOff, LogoffInfo(userID: current.userID ?? ""))
+    }
+
+    /// The signed-in user's sessions.
+    public func sessions() async throws -> [SessionInfo] {
+        let list: SessionList = try await transport.get("/v1/sessions", bearer: session.sessionToken)
+        return list.sessions
+    }
+
+    private func adopt(_ result: AuthenticationResult) {
+        guard StatusCode.isSuccess(result.statusCode) else { return }
+        state.withLock { state in
+            state.userID = result.userID
+            if let deviceID = result.deviceID { state.deviceID = deviceID }
+            if let token = result.session?.token { state.sessionToken = token }
+        }
+    }
+
+    private func requireKeyStore() throws -> any DeviceKeyStore {
+        guard let keyStore = configuration.keyStore else {
+            throw CustosError.invalidConfiguration("no DeviceKeyStore configured")
+        }
+        return keyStore
+    }
+
+    /// Keys are per server and user.
+    private func account(_ userID: String) -> String {
+        configuration.serverURL.absoluteString + "|" + userID
+    }
+
+    static func base64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,63 @@
+#if os(Linux)
+import CustosAPI
+import CustosCrypto
+import Foundation
+
+/// Device keys as PKCS#8 PEM files in a private directory (0700; files 0600), one per
+/// account, named by a digest of the account.
+public struct FileDeviceKeyStore: DeviceKeyStore {
+    public let directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    public func key(for account: String) throws -> (any DeviceSigningKey)? {
+        guard let data = FileManager.default.contents(atPath: path(for: account)) else { return nil }
+        do {
+            return FileDeviceKey(privateKey: try P256.PrivateKey(pemRepresentation: String(decoding: data, as: UTF8.self)))
+        } catch {
+            throw CustosError.invalidConfiguration("the device key file for this account is unreadable")
+        }
+    }
+
+    public func createKey(for account: String) throws -> any DeviceSigningKey {
+        let privateKey = try P256.PrivateKey.generate()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+        let path = path(for: account)
+        let temporary = path + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(try privateKey.pemRepresentation.utf8),
+                                             attributes: [.posixPermissions: 0o600]) else {
+            throw CustosError.invalidConfiguration("cannot write the device key in \(directory.path)")
+        }
+        guard rename(temporary, path) == 0 else {
+            throw CustosError.invalidConfiguration("cannot write the device key in \(directory.path)")
+        }
+        return FileDeviceKey(privateKey: privateKey)
+    }
+
+    public func deleteKey(for account: String) throws {
+        let path = path(for: account)
+        if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+    }
+
+    private func path(for account: String) -> String {
+        directory.appendingPathComponent("device-key-" + Base64URL.encode(Array(SHA256.hash(utf8: account).prefix(12))) + ".pem").path
+    }
+}
+
+struct FileDeviceKey: DeviceSigningKey {
+    let privateKey: P256.PrivateKey
+
+    var publicKey: PublicKeyJWK {
+        let jwk = JWK(publicKey: privateKey.publicKey)
+        return PublicKeyJWK(x: jwk.x ?? "", y: jwk.y ?? "")
+    }
+
+    func sign(_ message: Data) throws -> Data {
+        try privateKey.sign(message)
+    }
+}
+#endif

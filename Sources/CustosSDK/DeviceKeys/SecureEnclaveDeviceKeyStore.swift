@@ -1,0 +1,77 @@
+#if canImport(CryptoKit) && !os(Linux)
+import CryptoKit
+import CustosAPI
+import Foundation
+import Security
+
+/// Device keys in the Secure Enclave where there is one (the private key cannot be
+/// exported; the keychain keeps only an encrypted handle), else software P-256 keys in the
+/// keychain. One key per account.
+public struct SecureEnclaveDeviceKeyStore: DeviceKeyStore {
+    public let service: String
+
+    public init(service: String = "io.custos.device-key") {
+        self.service = service
+    }
+
+    public func key(for account: String) throws -> (any DeviceSigningKey)? {
+        var query = baseQuery(account)
+        query[kSecReturnData as String] = true
+        var item: CFTypeRef?
+        let status = SecItemCopyMatching(query as CFDictionary, &item)
+        guard status == errSecSuccess, let data = item as? Data else { return nil }
+        if SecureEnclave.isAvailable, let key = try? SecureEnclave.P256.Signing.PrivateKey(dataRepresentation: data) {
+            return EnclaveKey(key: key)
+        }
+        return SoftwareKey(key: try P256.Signing.PrivateKey(rawRepresentation: data))
+    }
+
+    public func createKey(for account: String) throws -> any DeviceSigningKey {
+        try deleteKey(for: account)
+        let (data, key): (Data, any DeviceSigningKey)
+        if SecureEnclave.isAvailable {
+            let enclave = try SecureEnclave.P256.Signing.PrivateKey()
+            (data, key) = (enclave.dataRepresentation, EnclaveKey(key: enclave))
+        } else {
+            let software = P256.Signing.PrivateKey()
+            (data, key) = (software.rawRepresentation, SoftwareKey(key: software))
+        }
+        var query = baseQuery(account)
+        query[kSecValueData as String] = data
+        query[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        guard SecItemAdd(query as CFDictionary, nil) == errSecSuccess else {
+            throw CustosError.invalidConfiguration("cannot store the device key in the keychain")
+        }
+        return key
+    }
+
+    public func deleteKey(for account: String) throws {
+        SecItemDelete(baseQuery(account) as CFDictionary)
+    }
+
+    private func baseQuery(_ account: String) -> [String: Any] {
+        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
+    }
+}
+
+private func jwk(_ key: P256.Signing.PublicKey) -> PublicKeyJWK {
+    let raw = key.rawRepresentation
+    func b64(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+    return PublicKeyJWK(x: b64(raw.prefix(32)), y: b64(raw.suffix(32)))
+}
+
+private struct EnclaveKey: DeviceSigningKey, @unchecked Sendable {
+    let key: SecureEnclave.P256.Signing.PrivateKey
+    var publicKey: PublicKeyJWK { jwk(key.publicKey) }
+    func sign(_ message: Data) throws -> Data { try key.signature(for: message).rawRepresentation }
+}
+
+private struct SoftwareKey: DeviceSigningKey, @unchecked Sendable {
+    let key: P256.Signing.PrivateKey
+    var publicKey: PublicKeyJWK { jwk(key.publicKey) }
+    func sign(_ message: Data) throws -> Data { try key.signature(for: message).rawRepresentation }
+}
+#endif

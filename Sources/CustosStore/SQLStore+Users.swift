@@ -1,0 +1,100 @@
+import CustosCore
+import Foundation
+
+// MARK: - UserStore
+
+extension SQLStore: UserStore {
+    /// The columns every user query selects, in the order `user(from:)` reads them.
+    private static let userColumns = "id, status, created_at, password_hash, password_changed_at, locked_until, lockout_count"
+
+    public func createUser(_ user: User) throws {
+        do {
+            try database.execute(
+                "INSERT INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [.text(user.id)] + Self.userFields(user)
+            )
+        } catch StoreError.duplicate {
+            throw StoreError.duplicate("a user with this id already exists")
+        }
+    }
+
+    public func user(id: String) throws -> User? {
+        let rows = try database.select("SELECT \(Self.userColumns) FROM users WHERE id = ?", [.text(id)])
+        return try rows.first.map(Self.user(from:))
+    }
+
+    /// Keyset paging in byte order of the ids (both dialects); a `limit` of 0 or less
+    /// returns no users.
+    public func users(after afterID: String?, limit: Int) throws -> [User] {
+        guard limit > 0 else { return [] }
+        let rows: [SQLRow]
+        if let afterID {
+            rows = try database.select(
+                "SELECT \(Self.userColumns) FROM users WHERE id > ? ORDER BY id LIMIT ?",
+                [.text(afterID), .integer(Int64(limit))]
+            )
+        } else {
+            rows = try database.select(
+                "SELECT \(Self.userColumns) FROM users ORDER BY id LIMIT ?",
+                [.integer(Int64(limit))]
+            )
+        }
+        return try rows.map(Self.user(from:))
+    }
+
+    /// Replaces every field, `createdAt` included.
+    @discardableResult
+    public func updateUser(_ user: User) throws -> Bool {
+        let changed = try database.execute(
+            """
+            UPDATE users SET status = ?, created_at = ?, password_hash = ?, password_changed_at = ?,
+                             locked_until = ?, lockout_count = ?
+            WHERE id = ?
+            """,
+            Self.userFields(user) + [.text(user.id)]
+        )
+        return changed > 0
+    }
+
+    /// One transaction: the user row (its devices and sessions follow by cascade), every
+    /// single-use token whose subject is the id, and every counter whose key ends in
+    /// `:<id>`. The suffix is compared with `substr`, not `LIKE`, so ids holding `%`, `_` or
+    /// `\` match only themselves (and case matters, as everywhere else). When there is no
+    /// such user nothing is deleted.
+    @discardableResult
+    public func deleteUser(id: String) throws -> Bool {
+        let suffix = SQLValue.text(":" + id)
+        return try database.transaction { connection in
+            guard try connection.execute("DELETE FROM users WHERE id = ?", [.text(id)]) > 0 else { return false }
+            try connection.execute("DELETE FROM single_use_tokens WHERE subject = ?", [.text(id)])
+            try connection.execute(
+                """
+                DELETE FROM counters
+                WHERE length(key) >= length(?) AND substr(key, length(key) - length(?) + 1) = ?
+                """,
+                [suffix, suffix, suffix]
+            )
+            return true
+        }
+    }
+
+    /// Every column but the id, in the order of `userColumns` after it.
+    private static func userFields(_ user: User) -> [SQLValue] {
+        [
+            .text(user.status.rawValue), .date(user.createdAt), .optionalText(user.passwordHash),
+            .optionalDate(user.passwordChangedAt), .optionalDate(user.lockedUntil), .integer(Int64(user.lockoutCount)),
+        ]
+    }
+
+    private static func user(from row: SQLRow) throws -> User {
+        User(
+            id: try row.string(0),
+            status: try row.enumValue(User.Status.self, 1, column: "users.status"),
+            createdAt: try row.date(2),
+            passwordHash: try row.optionalString(3),
+            passwordChangedAt: try row.optionalDate(4),
+            lockedUntil: try row.optionalDate(5),
+            lockoutCount: try row.int(6)
+        )
+    }
+}

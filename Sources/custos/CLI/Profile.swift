@@ -1,0 +1,53 @@
+import CustosSDK
+import Foundation
+
+/// What `custos device activate` / `login` keep between runs: the server, the user, the
+/// device and the session token (a secret: the file is 0600 in a 0700 directory), with the
+/// device key beside it.
+struct Profile: Codable {
+    var server: String
+    var userID: String
+    var deviceID: String
+    var sessionToken: String?
+
+    enum CodingKeys: String, CodingKey {
+        case server
+        case userID = "user_id"
+        case deviceID = "device_id"
+        case sessionToken = "session_token"
+    }
+
+    static func directory(_ arguments: ParsedArguments) -> URL {
+        if let path = arguments.value("profile") ?? ProcessInfo.processInfo.environment["CUSTOS_PROFILE"] {
+            return URL(fileURLWithPath: path)
+        }
+        return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".custos/profile")
+    }
+
+    static func load(_ directory: URL) throws -> Profile {
+        guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent("profile.json").path) else {
+            throw UsageError("no profile in \(directory.path): run 'custos device activate' first")
+        }
+        do {
+            return try JSONDecoder().decode(Profile.self, from: data)
+        } catch {
+            throw UsageError("the profile in \(directory.path) is unreadable")
+        }
+    }
+
+    func save(_ directory: URL) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let path = directory.appendingPathComponent("profile.json").path
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let temporary = path + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600]),
+              rename(temporary, path) == 0 else {
+            throw UsageError("cannot write the profile in \(directory.path)")
+        }
+    }
+
+    static func client(server: URL, directory: URL) throws -> CustosClient {
+        try CustosClient(configuration: .init(serverURL: server, keyStore: FileDeviceKeyStore(directory: directory.appendingPathComponent("keys"))))
+    }
+}

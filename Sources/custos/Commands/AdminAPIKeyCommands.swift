@@ -1,0 +1,62 @@
+import CustosAPI
+import CustosCore
+import CustosServer
+import CustosStore
+import Foundation
+
+/// `custos admin apikey create|list|revoke`: straight against the database, so the first
+/// admin key needs no running server and no key.
+enum AdminAPIKeyCommands {
+    static let databaseSettings: [Setting] = [.dataDir, .databaseURL, .config]
+    static var databaseOptions: [OptionSpec] { ServeCommand.settingOptions(databaseSettings) }
+
+    static let all: [Command] = [create, list, revoke]
+
+    static let create = Command(spec: CommandSpec(
+        path: "admin apikey create", summary: "Create an API key (shown once) directly in the database.",
+        options: [.value("scope", "SCOPE", "admin or rp (default rp)"), .value("label", "TEXT", "what the key is for (default: the scope)"),
+                  ClientOptions.json] + databaseOptions)
+    ) { arguments in
+        guard let scope = APIKey.Scope(rawValue: arguments.value("scope") ?? "rp") else {
+            throw UsageError("--scope must be admin or rp")
+        }
+        let (key, secret) = try withService(arguments) { try $0.create(scope: scope, label: arguments.value("label") ?? scope.rawValue) }
+        let info = APIKeyInfo(id: key.id, scope: key.scope.rawValue, label: key.label, createdAt: key.createdAt, key: secret)
+        try ClientOptions.output(arguments, info) {
+            ["API key \(key.id) (\(key.scope.rawValue), \(key.label)) — shown once, keep it secret:", secret]
+        }
+        return .ok
+    }
+
+    static let list = Command(spec: CommandSpec(
+        path: "admin apikey list", summary: "List API keys (never their secrets).", options: [ClientOptions.json] + databaseOptions)
+    ) { arguments in
+        let keys = try withService(arguments) { try $0.list() }
+        let infos = keys.map { APIKeyInfo(id: $0.id, scope: $0.scope.rawValue, label: $0.label, createdAt: $0.createdAt, revokedAt: $0.revokedAt) }
+        try ClientOptions.output(arguments, APIKeyList(apiKeys: infos)) {
+            infos.isEmpty ? ["no API keys"] : infos.map { "\($0.id)  \($0.scope)  \($0.label)\($0.revokedAt == nil ? "" : "  (revoked)")" }
+        }
+        return .ok
+    }
+
+    static let revoke = Command(spec: CommandSpec(
+        path: "admin apikey revoke", summary: "Revoke an API key at once.", options: databaseOptions, positionals: ["id"])
+    ) { arguments in
+        let id = arguments.positionals[0]
+        do {
+            try withService(arguments) { try $0.revoke(id: id) }
+        } catch IdentityError.apiKeyNotFound {
+            Console.error("custos admin apikey revoke: no active API key \(id)")
+            return .failure
+        }
+        Console.out("revoked \(id)")
+        return .ok
+    }
+
+    private static func withService<T>(_ arguments: ParsedArguments, _ body: (APIKeyService) throws -> T) throws -> T {
+        let configuration = try ServeCommand.resolveConfiguration(arguments, settings: databaseSettings).configuration
+        let store = try StoreFactory.open(configuration, migrate: true)
+        defer { store.close() }
+        return try body(ApplicationFactory.apiKeyService(store: store))
+    }
+}

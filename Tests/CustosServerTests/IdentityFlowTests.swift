@@ -1,0 +1,320 @@
+import CustosAPI
+import CustosCore
+import CustosCrypto
+import CustosSDK
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Identity end to end: the real server on a loopback port, driven through the SDK, against
+/// SQLite and (where available) PostgreSQL.
+@Suite struct IdentityFlowTests {
+    static let password = "correct horse battery"
+
+    /// Creates a user through the relying-party API and activates a device through the SDK.
+    static func activatedUser(_ live: LiveServer, _ userID: String = "user-\(UUID().uuidString.prefix(8))") async throws
+        -> (client: CustosClient, userID: String, deviceID: String) {
+        let created = try await live.admin().createUser(userID)
+        let client = try live.client()
+        let result = try await client.activate(userID: userID, activationCode: created.activation.activationCode,
+                                               password: password, deviceName: "test phone")
+        #expect(result.statusCode == 100)
+        return (client, userID, try #require(result.deviceID))
+    }
+
+    @Test(arguments: StoreKind.available)
+    func activateLoginLockoutUnlock(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, deviceID) = try await Self.activatedUser(live)
+        #expect(client.session.sessionToken?.hasPrefix("cs_") == true)
+
+        let ok = try await client.login(userID: userID, deviceID: deviceID, password: Self.password)
+        #expect(ok.statusCode == 100)
+        #expect(ok.attemptsLeft == 5)
+        #expect(ok.session?.token != nil)
+
+        for expectedLeft in [4, 3, 2, 1] {
+            let wrong = try await client.login(userID: userID, deviceID: deviceID, password: "wrong password!")
+            #expect(wrong.statusCode == 401)
+            #expect(wrong.attemptsLeft == expectedLeft)
+            #expect(wrong.session == nil)
+        }
+        let exhausted = try await client.login(userID: userID, deviceID: deviceID, password: "wrong password!")
+        #expect(exhausted.statusCode == 153)
+        #expect(exhausted.attemptsLeft == 0)
+        let stillLocked = try await client.login(userID: userID, deviceID: deviceID, password: Self.password)
+        #expect(stillLocked.statusCode == 153)
+        #expect(try await live.admin().user(userID).locked)
+
+        let unlocked = try await live.admin().unlockUser(userID)
+        #expect(unlocked.locked == false)
+        let again = try await client.login(userID: userID, deviceID: deviceID, password: Self.password)
+        #expect(again.statusCode == 100)
+        #expect(again.attemptsLeft == 5)
+    }
+
+    @Test(arguments: StoreKind.available)
+    func lockExpiresAfterItsPeriod(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, deviceID) = try await Self.activatedUser(live)
+        for _ in 0..<5 { _ = try await client.login(userID: userID, deviceID: deviceID, password: "wrong password!") }
+        #expect(try await client.login(userID: userID, deviceID: deviceID, password: Self.password).statusCode == 153)
+        live.clock.advance(by: 301)
+        #expect(try await client.login(userID: userID, deviceID: deviceID, password: Self.password).statusCode == 100)
+    }
+
+    @Test(arguments: StoreKind.available)
+    func expiredPasswordMustBeChanged(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, deviceID) = try await Self.activatedUser(live)
+        live.clock.advance(by: 91 * 86400)
+        let expired = try await client.login(userID: userID, deviceID: deviceID, password: Self.password)
+        #expect(expired.statusCode == 110)
+        #expect(expired.session == nil)
+        let token = try #require(expired.passwordChangeToken)
+
+        let changed = try await client.changePassword(userID: userID, oldPassword: Self.password, newPassword: "a brand new secret",
+                                                      passwordChangeToken: token)
+        #expect(changed.statusCode == 100)
+        // The change token is single-use.
+        await #expect(throws: CustosError.self) {
+            try await client.changePassword(userID: userID, oldPassword: "a brand new secret", newPassword: "yet another secret",
+                                            passwordChangeToken: token)
+        }
+        #expect(try await client.login(userID: userID, deviceID: deviceID, password: "a brand new secret").statusCode == 100)
+        #expect(try await client.login(userID: userID, deviceID: deviceID, password: Self.password).statusCode == 401)
+    }
+
+    @Test(arguments: StoreKind.available)
+    func passwordChangeInASessionAndLogout(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, deviceID) = try await Self.activatedUser(live)
+        let changed = try await client.changePassword(userID: userID, oldPassword: Self.password, newPassword: "another good secret")
+        #expect(changed.statusCode == 100)
+        let wrongOld = try await client.changePassword(userID: userID, oldPassword: "not the password", newPassword: "whatever else 1")
+        #expect(wrongOld.statusCode == 401)
+        #expect(wrongOld.attemptsLeft == 4)
+        #expect(try await client.sessions().count == 1)
+        try await client.logout()
+        #expect(client.session.sessionToken == nil)
+        #expect(try await client.login(userID: userID, deviceID: deviceID, password: "another good secret").statusCode == 100)
+    }
+
+    @Test(arguments: StoreKind.available)
+    func reusedActivationCodeIsRejected(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let created = try await live.admin().createUser("reuse-\(UUID().uuidString.prefix(6))")
+        let code = created.activation.activationCode
+        let first = try await live.client().activate(userID: created.user.userID, activationCode: code, password: Self.password, deviceName: "a")
+        #expect(first.statusCode == 100)
+        await #expect(throws: CustosError.self) {
+            try await live.client().activate(userID: created.user.userID, activationCode: code, password: Self.password, deviceName: "b")
+        }
+        do {
+            _ = try await live.client().activate(userID: created.user.userID, activationCode: code, password: Self.password, deviceName: "b")
+        } catch let error as CustosError {
+            #expect(error.code == "invalid_activation_code")
+            #expect(error.httpStatus == 401)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func oneCodeTwentyParallelActivationsExactlyOneWins(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let created = try await live.admin().createUser("race-\(UUID().uuidString.prefix(6))")
+        let clients = try (0..<20).map { _ in try live.client() }
+        let outcomes = await withTaskGroup(of: Bool.self) { group in
+            for client in clients {
+                group.addTask {
+                    (try? await client.activate(userID: created.user.userID, activationCode: created.activation.activationCode,
+                                                password: Self.password, deviceName: "racer")) != nil
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(outcomes.filter { $0 }.count == 1)
+        #expect(try await live.admin().devices(created.user.userID).count == 1)
+    }
+
+    @Test(arguments: StoreKind.available)
+    func replayedLoginNonceIsRejected(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("custos-keys-\(UUID().uuidString)")
+        let created = try await live.admin().createUser("replay-\(UUID().uuidString.prefix(6))")
+        let userID = created.user.userID
+        let activated = try await live.client(keys: keys).activate(userID: userID, activationCode: created.activation.activationCode,
+                                                                  password: Self.password, deviceName: "a")
+        let deviceID = try #require(activated.deviceID)
+        let key = try #require(try FileDeviceKeyStore(directory: keys).key(for: live.baseURL.absoluteString + "|" + userID))
+
+        let http = RawAPI(base: live.baseURL)
+        let challenge: LoginChallenge = try await http.post("/v1/login/challenge", LoginChallengeRequest(userID: userID, deviceID: deviceID))
+        let signature = try key.sign(Data(challenge.nonce.utf8)).base64URL
+        let request = LoginRequest(userID: userID, deviceID: deviceID, nonce: challenge.nonce, signature: signature, password: Self.password)
+        let first: AuthenticationResult = try await http.post("/v1/login", request)
+        #expect(first.statusCode == 100)
+        let (status, body) = try await http.postRaw("/v1/login", request)
+        #expect(status == 401)
+        #expect(body.error.code == "invalid_nonce")
+    }
+
+    @Test(arguments: StoreKind.available)
+    func revokedDeviceIsRejected(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, deviceID) = try await Self.activatedUser(live)
+        try await live.admin().revokeDevice(userID: userID, deviceID: deviceID)
+        #expect(try live.store.sessions(userID: userID).isEmpty)
+        let result = try await client.login(userID: userID, deviceID: deviceID, password: Self.password)
+        #expect(result.statusCode == 401)
+        #expect(result.session == nil)
+        // Its session ended too.
+        await #expect(throws: CustosError.self) { try await client.sessions() }
+        #expect(try await live.admin().devices(userID).first?.revokedAt != nil)
+    }
+
+    @Test(arguments: StoreKind.available)
+    func unknownUserDisabledUserAndWrongPasswordAnswerAlike(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, deviceID) = try await Self.activatedUser(live)
+        let (otherClient, otherID, otherDevice) = try await Self.activatedUser(live)
+        _ = try await live.admin().disableUser(otherID)
+
+        let wrongPassword = try await client.login(userID: userID, deviceID: deviceID, password: "wrong password!")
+        // An unknown user, tried the way an attacker would: a real device's id, a fresh nonce.
+        let http = RawAPI(base: live.baseURL)
+        let nobody = "nobody-\(UUID().uuidString.prefix(6))"
+        let challenge: LoginChallenge = try await http.post("/v1/login/challenge", LoginChallengeRequest(userID: nobody, deviceID: deviceID))
+        let unknownUser: AuthenticationResult = try await http.post("/v1/login", LoginRequest(
+            userID: nobody, deviceID: deviceID, nonce: challenge.nonce, signature: Data(repeating: 1, count: 64).base64URL, password: Self.password))
+        let disabledUser = try await otherClient.login(userID: otherID, deviceID: otherDevice, password: Self.password)
+        for result in [wrongPassword, unknownUser, disabledUser] {
+            #expect(result.statusCode == 401)
+            #expect(result.statusMessage == wrongPassword.statusMessage)
+            #expect(result.attemptsLeft == 4)
+            #expect(result.session == nil && result.deviceID == nil && result.passwordChangeToken == nil)
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func deletingAUserDeletesItsDevicesAndSessions(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, _) = try await Self.activatedUser(live)
+        let admin = try live.admin()
+        try await admin.deleteUser(userID)
+        await #expect(throws: CustosError.self) { try await admin.user(userID) }
+        await #expect(throws: CustosError.self) { try await client.sessions() }
+        #expect(try live.store.devices(userID: userID).isEmpty)
+    }
+}
+
+/// The relying-party API's own rules.
+@Suite struct AdminAPITests {
+    @Test func keysAreRequiredAndScoped() async throws {
+        let live = try LiveServer.sqlite()
+        defer { live.stop() }
+        let http = RawAPI(base: live.baseURL)
+        let (status, body) = try await http.postRaw("/v1/users", CreateUserRequest(userID: "x"))
+        #expect(status == 401)
+        #expect(body.error.code == "invalid_api_key")
+
+        let (_, rpSecret) = try live.apiKeys.create(scope: .rp, label: "rp")
+        let (forbidden, forbiddenBody) = try await http.postRaw("/v1/admin/api-keys", CreateAPIKeyRequest(scope: "rp", label: "x"), bearer: rpSecret)
+        #expect(forbidden == 403)
+        #expect(forbiddenBody.error.code == "insufficient_scope")
+
+        let (adminKey, adminSecret) = try live.apiKeys.create(scope: .admin, label: "root")
+        let created: APIKeyInfo = try await http.post("/v1/admin/api-keys", CreateAPIKeyRequest(scope: "rp", label: "backend"), bearer: adminSecret)
+        #expect(created.key?.hasPrefix("ck_") == true)
+        try live.apiKeys.revoke(id: adminKey.id)
+        let (revoked, _) = try await http.postRaw("/v1/users", CreateUserRequest(userID: "x"), bearer: adminSecret)
+        #expect(revoked == 401)
+    }
+
+    @Test func usersArePagedAndDuplicatesRefused() async throws {
+        let live = try LiveServer.sqlite()
+        defer { live.stop() }
+        let admin = try live.admin()
+        for id in ["u1", "u2", "u3", "u4", "u5"] { _ = try await admin.createUser(id) }
+        await #expect(throws: CustosError.self) { try await admin.createUser("u3") }
+        let first = try await admin.users(limit: 2)
+        #expect(first.users.map(\.userID) == ["u1", "u2"])
+        let second = try await admin.users(after: first.nextAfter, limit: 2)
+        #expect(second.users.map(\.userID) == ["u3", "u4"])
+        let last = try await admin.users(after: second.nextAfter, limit: 2)
+        #expect(last.users.map(\.userID) == ["u5"])
+        #expect(last.nextAfter == nil)
+    }
+
+    @Test func badInputGetsClearErrors() async throws {
+        let live = try LiveServer.sqlite()
+        defer { live.stop() }
+        let (_, secret) = try live.apiKeys.create(scope: .rp, label: "rp")
+        let http = RawAPI(base: live.baseURL)
+        let cases: [(String, String, Int, String)] = [
+            ("/v1/users", #"{}"#, 422, "missing_field"),
+            ("/v1/users", #"{"user_id": 7}"#, 422, "wrong_type"),
+            ("/v1/users", #"{"user_id": "has space"}"#, 422, "invalid_field"),
+            ("/v1/users", #"{"user_id": "\#(String(repeating: "x", count: 5000))"}"#, 422, "invalid_field"),
+            ("/v1/users", #"{"user_id": "#, 400, "malformed_json"),
+            ("/v1/activate", #"{"user_id":"a","activation_code":"x","password":"long enough pw","device_name":"d","device_public_key":{"kty":"EC","crv":"P-384","x":"AA","y":"AA"}}"#, 422, "invalid_device_key"),
+            ("/v1/activate", #"{"user_id":"a","activation_code":"x","password":"long enough pw","device_name":"d","device_public_key":{"kty":"EC","crv":"P-256","x":"AAAA","y":"AAAA"}}"#, 422, "invalid_device_key"),
+            ("/v1/activate", #"{"user_id":"a","activation_code":"x","password":"short","device_name":"d","device_public_key":{"kty":"EC","crv":"P-256","x":"AAAA","y":"AAAA"}}"#, 422, "password_policy"),
+            ("/v1/login", #"{"user_id":"a","device_id":"d1","nonce":"n","signature":"AAAA"}"#, 422, "invalid_field"),
+            ("/v1/login/challenge", #"{"user_id":"a"}"#, 422, "missing_field"),
+        ]
+        for (path, body, status, code) in cases {
+            let (gotStatus, envelope) = try await http.postRaw(path, raw: Data(body.utf8), bearer: secret)
+            #expect(gotStatus == status, "\(path) \(body.prefix(80))")
+            #expect(envelope.error.code == code, "\(path) \(body.prefix(80))")
+        }
+    }
+}
+
+/// Direct HTTP calls, for what the SDK deliberately does not do (replays, hostile bodies).
+struct RawAPI {
+    let base: URL
+
+    func post<Body: Encodable, T: Decodable>(_ path: String, _ body: Body, bearer: String? = nil) async throws -> T {
+        let (data, _) = try await send(path, body: try WireJSON.encoder().encode(body), bearer: bearer)
+        return try WireJSON.decoder().decode(T.self, from: data)
+    }
+
+    func postRaw<Body: Encodable>(_ path: String, _ body: Body, bearer: String? = nil) async throws -> (Int, ErrorEnvelope) {
+        try await postRaw(path, raw: try WireJSON.encoder().encode(body), bearer: bearer)
+    }
+
+    func postRaw(_ path: String, raw: Data, bearer: String? = nil) async throws -> (Int, ErrorEnvelope) {
+        let (data, status) = try await send(path, body: raw, bearer: bearer)
+        let envelope = (try? JSONDecoder().decode(ErrorEnvelope.self, from: data)) ?? ErrorEnvelope(code: "none", message: String(decoding: data, as: UTF8.self))
+        return (status, envelope)
+    }
+
+    private func send(_ path: String, body: Data, bearer: String?) async throws -> (Data, Int) {
+        var request = URLRequest(url: URL(string: base.absoluteString + path)!)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
+    }
+}
+
+extension Data {
+    var base64URL: String {
+        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+}
