@@ -31,13 +31,17 @@ public struct HTTPHeaders: Sendable, Sequence {
 extension String {
     /// ASCII case-insensitive comparison without allocating (header names are ASCII).
     func caseInsensitiveEquals(_ other: String) -> Bool {
-        let a = utf8, b = other.utf8
-        guard a.count == b.count else { return false }
-        for (x, y) in zip(a, b) where x != y {
-            let lx = (x >= 65 && x <= 90) ? x + 32 : x
-            let ly = (y >= 65 && y <= 90) ? y + 32 : y
-            if lx != ly { return false }
+        var a = self, b = other
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                guard x.count == y.count else { return false }
+                for index in 0..<x.count where x[index] != y[index] {
+                    // ASCII letters differ only in bit 0x20; anything else must match exactly.
+                    let lower = x[index] | 0x20
+                    guard lower == y[index] | 0x20, lower >= 97, lower <= 122 else { return false }
+                }
+                return true
+            }
         }
-        return true
     }
 }

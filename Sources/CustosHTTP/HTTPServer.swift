@@ -163,7 +163,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 
     let methodName = method.map { String(cString: $0) } ?? "GET"
     let response = server.buildAndRespond(connection: connection, url: url, method: methodName, pending: pending)
-    return queue(response, requestID: response.headers["X-Request-Id"] ?? "", on: connection)
+    return queue(response, on: connection)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, connectionContext, _ in
@@ -220,7 +220,7 @@ extension HTTPServer {
     }
 }
 
-private func queue(_ response: Response, requestID: String, on connection: OpaquePointer) -> MHD_Result {
+private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
     let mhdResponse = response.body.withUnsafeBytes { raw in
         MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
     }

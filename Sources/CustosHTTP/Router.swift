@@ -101,6 +101,6 @@ public struct Router: Sendable {
 
     /// `/a/b/` and `/a/b` are the same route.
     private static func normalized(_ path: String) -> String {
-        path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        path.utf8.count > 1 && path.utf8.last == UInt8(ascii: "/") ? String(path.dropLast()) : path
     }
 }
