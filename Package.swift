@@ -16,6 +16,14 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        // C++17 over Debian's dlib 19.24 (+ libjpeg, libpng) behind a plain C API; see Sources/CFaceShim.
+        .target(
+            name: "CFaceShim",
+            cSettings: [.define("NDEBUG", .when(configuration: .release))],
+            cxxSettings: [.define("NDEBUG", .when(configuration: .release)), .define("DLIB_NO_ABORT_ON_2ND_FATAL_ERROR")],
+            linkerSettings: [.linkedLibrary("dlib"), .linkedLibrary("blas"), .linkedLibrary("lapack"),
+                             .linkedLibrary("jpeg"), .linkedLibrary("png")]
+        ),
 
         // Wire types and codes, shared by server and SDK (Foundation only).
         .target(name: "CustosAPI"),
@@ -29,6 +37,8 @@ let package = Package(
         .target(name: "CustosCrypto", dependencies: ["CustosCore", "COpenSSL", "CArgon2"]),
         // Handlers: wire types <-> domain, error -> HTTP mapping, routes.
         .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP"]),
+        // Face engine: Swift over CFaceShim; implements Core's face protocols.
+        .target(name: "CustosFace", dependencies: ["CustosCore", "CFaceShim"]),
         // Client SDK for apps.
         .target(name: "CustosSDK", dependencies: [
             "CustosAPI",
@@ -38,7 +48,8 @@ let package = Package(
         // The one command: serve, migrate, admin, flows, bench, eval.
         .executableTarget(
             name: "custos",
-            dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosServer", "CustosSDK"]
+            dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosServer", "CustosSDK",
+                           "CustosFace"]
         ),
 
         // Shared by test targets only (environment, child processes); not a product.
@@ -50,7 +61,9 @@ let package = Package(
         .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCore"]),
         .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosTestSupport"]),
         .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI", "CustosCrypto"]),
+        .testTarget(name: "CustosFaceTests", dependencies: ["CustosFace", "CustosCore", "CFaceShim", "CustosTestSupport"]),
         .testTarget(name: "CustosCLITests", dependencies: ["CustosAPI", "CustosTestSupport"]),
     ],
-    swiftLanguageModes: [.v6]
+    swiftLanguageModes: [.v6],
+    cxxLanguageStandard: .cxx17
 )

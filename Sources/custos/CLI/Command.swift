@@ -57,7 +57,7 @@ enum CommandLineTool {
 
     static let allCommands: [Command] = [ServeCommand.command, MigrateCommand.command]
         + AdminAPIKeyCommands.all + AdminUserCommands.all + DeviceCommands.all + [BenchLoginCommand.command]
-        + [VersionCommand.command, HelpCommand.command]
+        + [VersionCommand.command, HelpCommand.command] + FaceCommands.all
 
     static var overview: String {
         var lines = ["usage: custos COMMAND [options]", "", "commands:"]

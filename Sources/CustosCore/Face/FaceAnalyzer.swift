@@ -1,0 +1,17 @@
+import Foundation
+
+/// Finds and describes faces in images. Implementations are thread-safe: calls may come
+/// from any number of threads at once.
+public protocol FaceAnalyzer: Sendable {
+    /// Every face in a JPEG or PNG image, best detection first; an empty list when there is
+    /// none. Throws `FaceError` for input it refuses (empty, too large, truncated, corrupt,
+    /// unsupported) or options it cannot honour.
+    func analyze(_ imageData: Data, options: FaceOptions) throws(FaceError) -> [Face]
+
+    /// The comparison score of two descriptors (lower is more alike).
+    func distance(_ a: FaceDescriptor, _ b: FaceDescriptor) -> Double
+}
+
+extension FaceAnalyzer {
+    public func distance(_ a: FaceDescriptor, _ b: FaceDescriptor) -> Double { a.distance(to: b) }
+}

@@ -1,0 +1,67 @@
+import CFaceShim
+import CustosCore
+import Foundation
+
+/// The face engine: dlib's models loaded once, and a pool of engine instances (dlib's
+/// detector and networks are not thread-safe) lent to one caller at a time. Thread-safe.
+public final class FaceEngine: FaceAnalyzer, @unchecked Sendable {
+    public let configuration: FaceEngineConfiguration
+    private let models: FaceModels
+    private let condition = NSCondition()
+    private var idle: [FaceWorker]
+
+    /// Loads the models and creates `poolSize` engine instances. Throws `model_missing` naming
+    /// the missing file, `model_invalid`, or `cpu_unsupported`.
+    public init(configuration: FaceEngineConfiguration) throws(FaceError) {
+        guard configuration.poolSize >= 1 else { throw FaceError(.invalidOptions, "face engine pool size must be at least 1") }
+        self.configuration = configuration
+        if configuration.retainLargeBuffers { cfs_tune_allocator() }
+        models = try FaceModels(files: configuration.models, use68: configuration.use68PointLandmarks,
+                                useCNN: configuration.useCNNDetector)
+        var workers: [FaceWorker] = []
+        for index in 0..<configuration.poolSize {
+            workers.append(try FaceWorker(models: models, seed: configuration.seed &+ UInt64(index)))
+        }
+        idle = workers
+    }
+
+    /// Builds an engine over the models `FaceModelFiles.locate()` finds.
+    public convenience init(poolSize: Int = ProcessInfo.processInfo.activeProcessorCount) throws(FaceError) {
+        try self.init(configuration: FaceEngineConfiguration(models: FaceModelFiles.locate(), poolSize: poolSize))
+    }
+
+    /// Whether the optional models were loaded.
+    public var has68PointLandmarks: Bool { models.has68 }
+    public var hasCNNDetector: Bool { models.hasCNN }
+
+    /// Runs `body` with an engine instance of its own, waiting for one to be free.
+    public func withWorker<T, E: Error>(_ body: (FaceWorker) throws(E) -> T) throws(E) -> T {
+        condition.lock()
+        while idle.isEmpty { condition.wait() }
+        let worker = idle.removeLast()
+        condition.unlock()
+        defer {
+            condition.lock()
+            idle.append(worker)
+            condition.signal()
+            condition.unlock()
+        }
+        return try body(worker)
+    }
+
+    /// Decodes under the configured limits.
+    public func decode(_ imageData: Data) throws(FaceError) -> DecodedImage {
+        try DecodedImage(data: imageData, limits: configuration.imageLimits)
+    }
+
+    public func analyze(_ imageData: Data, options: FaceOptions) throws(FaceError) -> [Face] {
+        try options.validate()
+        let image = try decode(imageData)
+        return try analyze(image, options: options)
+    }
+
+    /// Analyzes an already decoded image.
+    public func analyze(_ image: DecodedImage, options: FaceOptions) throws(FaceError) -> [Face] {
+        try withWorker { (worker) throws(FaceError) in try worker.analyze(image, options: options) }
+    }
+}
