@@ -1,0 +1,127 @@
+import CustosAPI
+@testable import CustosSDK
+import Foundation
+import Synchronization
+import Testing
+
+@Suite struct EventHubTests {
+    final class Received: Sendable {
+        let values = Mutex<[String]>([])
+        func add(_ value: String) { values.withLock { $0.append(value) } }
+        var all: [String] { values.withLock { $0 } }
+    }
+
+    static let event = CustosEvent<AuthenticationResult>("onUserLoggedIn")
+    static func result(_ code: Int) -> AuthenticationResult {
+        AuthenticationResult(statusCode: code, statusMessage: "", userID: "u", attemptsLeft: 5)
+    }
+
+    /// Emits and waits until the hub's queue has delivered.
+    static func emit(_ hub: EventHub, _ code: Int) {
+        hub.emit(event, result(code))
+        hub.queue.sync {}
+    }
+
+    @Test func handlersRunOnTheConfiguredQueue() {
+        let queue = DispatchQueue(label: "test.events")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let hub = EventHub(queue: queue)
+        let onQueue = Mutex(false)
+        let token = hub.on(Self.event) { _ in onQueue.withLock { $0 = DispatchQueue.getSpecific(key: key) == true } }
+        Self.emit(hub, 100)
+        #expect(onQueue.withLock { $0 })
+        withExtendedLifetime(token) {}
+    }
+
+    @Test func aNewHandlerHidesTheOldOneAndReleasingItRestoresIt() {
+        let hub = EventHub(queue: DispatchQueue(label: "test.events"))
+        let received = Received()
+        let appWide = hub.on(Self.event) { received.add("app \($0.statusCode)") }
+        var screen: HandlerToken? = hub.on(Self.event) { received.add("screen \($0.statusCode)") }
+        Self.emit(hub, 100)
+        screen = nil
+        Self.emit(hub, 110)
+        #expect(received.all == ["screen 100", "app 110"])
+        #expect(screen == nil)
+        withExtendedLifetime(appWide) {}
+    }
+
+    @Test func chainedHandlerCanCallThePreviousOne() {
+        let hub = EventHub(queue: DispatchQueue(label: "test.events"))
+        let received = Received()
+        let appWide = hub.on(Self.event) { received.add("app \($0.statusCode)") }
+        let screen = hub.chain(Self.event) { result, previous in
+            received.add("screen \(result.statusCode)")
+            if result.statusCode != 100 { previous(result) }
+        }
+        Self.emit(hub, 100)
+        Self.emit(hub, 153)
+        #expect(received.all == ["screen 100", "screen 153", "app 153"])
+        // The previous handler is looked up when called: once it is gone, nothing dangles.
+        appWide.remove()
+        Self.emit(hub, 110)
+        #expect(received.all.last == "screen 110")
+        withExtendedLifetime(screen) {}
+    }
+
+    @Test func removingAMiddleHandlerKeepsTheStackIntact() {
+        let hub = EventHub(queue: DispatchQueue(label: "test.events"))
+        let received = Received()
+        let bottom = hub.on(Self.event) { _ in received.add("bottom") }
+        let middle = hub.on(Self.event) { _ in received.add("middle") }
+        let top = hub.chain(Self.event) { result, previous in
+            received.add("top")
+            previous(result)
+        }
+        middle.remove()
+        Self.emit(hub, 100)
+        #expect(received.all == ["top", "bottom"])
+        top.remove()
+        Self.emit(hub, 100)
+        #expect(received.all == ["top", "bottom", "bottom"])
+        #expect(hub.hasHandler(for: Self.event))
+        bottom.remove()
+        #expect(!hub.hasHandler(for: Self.event))
+    }
+}
+
+@Suite struct FileDeviceKeyStoreTests {
+    @Test func keysArePrivateFilesThatSignVerifiably() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("custos-sdk-keys-\(UUID().uuidString)")
+        let store = FileDeviceKeyStore(directory: directory)
+        #expect(try store.key(for: "acct") == nil)
+        let key = try store.createKey(for: "acct")
+        let reloaded = try #require(try store.key(for: "acct"))
+        #expect(reloaded.publicKey == key.publicKey)
+        #expect(key.publicKey.kty == "EC" && key.publicKey.crv == "P-256")
+
+        let signature = try reloaded.sign(Data("nonce".utf8))
+        #expect(signature.count == 64)
+        let verifier = P256DeviceKeyVerifierForTests(key.publicKey)
+        #expect(try verifier.verify(signature, "nonce"))
+        #expect(try !verifier.verify(signature, "other"))
+
+        let directoryMode = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
+        #expect(directoryMode == 0o700)
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        #expect(files.count == 1)
+        let fileMode = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(files[0]).path)[.posixPermissions] as? Int
+        #expect(fileMode == 0o600)
+
+        try store.deleteKey(for: "acct")
+        #expect(try store.key(for: "acct") == nil)
+    }
+}
+
+import CustosCrypto
+
+/// Verifies with the server's own verifier type, so SDK signatures are what the server accepts.
+struct P256DeviceKeyVerifierForTests {
+    let jwk: PublicKeyJWK
+    init(_ jwk: PublicKeyJWK) { self.jwk = jwk }
+    func verify(_ signature: Data, _ message: String) throws -> Bool {
+        let key = try JWK(kty: "EC", crv: "P-256", x: jwk.x, y: jwk.y).p256PublicKey()
+        return key.verify(signature: Array(signature), message: Array(message.utf8))
+    }
+}
