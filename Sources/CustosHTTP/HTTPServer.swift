@@ -162,8 +162,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     }
 
     let methodName = method.map { String(cString: $0) } ?? "GET"
-    let response = server.buildAndRespond(connection: connection, url: url, method: methodName, pending: pending)
-    return queue(response, on: connection)
+    let (response, requestID) = server.buildAndRespond(connection: connection, url: url, method: methodName, pending: pending)
+    return queue(response, requestID: requestID, on: connection)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, connectionContext, _ in
@@ -174,8 +174,9 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, connectio
 }
 
 extension HTTPServer {
+    /// The response and the request id (sent as `X-Request-Id`).
     fileprivate func buildAndRespond(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: String,
-                                     pending: PendingRequest) -> Response {
+                                     pending: PendingRequest) -> (Response, String) {
         let path = url.map { String(cString: $0) } ?? "/"
         let headers = collectValues(connection, kind: .HEADER_KIND)
         let query = collectValues(connection, kind: .GET_ARGUMENT_KIND)
@@ -193,8 +194,6 @@ extension HTTPServer {
         } else {
             (response, route) = respond(to: &request)
         }
-        response.headers.set("X-Request-Id", requestID)
-
         let nanoseconds = DispatchTime.now().uptimeNanoseconds - pending.startNanos
         let seconds = Double(nanoseconds) / 1e9
         if let route {
@@ -204,7 +203,7 @@ extension HTTPServer {
         }
         logger.access(method: method, route: route?.pattern ?? "unmatched", status: response.status,
                       durationMicroseconds: Int(nanoseconds / 1000), requestID: requestID)
-        return response
+        return (response, requestID)
     }
 
     private func checkLimits(path: String, query: HTTPHeaders, headers: HTTPHeaders) -> HTTPError? {
@@ -220,14 +219,15 @@ extension HTTPServer {
     }
 }
 
-private func queue(_ response: Response, on connection: OpaquePointer) -> MHD_Result {
+private func queue(_ response: Response, requestID: String, on connection: OpaquePointer) -> MHD_Result {
     let mhdResponse = response.body.withUnsafeBytes { raw in
         MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
     }
     guard let mhdResponse else { return MHD_Result.NO }
-    for field in response.headers {
+    for field in response.headers where !field.name.caseInsensitiveEquals("X-Request-Id") {
         _ = MHD_add_response_header(mhdResponse, field.name, field.value)
     }
+    _ = MHD_add_response_header(mhdResponse, "X-Request-Id", requestID)
     let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     MHD_destroy_response(mhdResponse)
     return result
@@ -242,6 +242,8 @@ private final class ValueCollector {
 }
 
 private func collectValues(_ connection: OpaquePointer, kind: MHD_ValueKind) -> HTTPHeaders {
+    // Counting first is cheap and spares the collector for the common empty case (no query).
+    guard MHD_get_connection_values(connection, kind, nil, nil) > 0 else { return HTTPHeaders() }
     let collector = ValueCollector()
     withExtendedLifetime(collector) {
         _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in

@@ -10,8 +10,24 @@ struct JSONLineWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// Appends to `storage` (taken over without copying; give it back with `release()`).
+    init(adopting storage: inout [UInt8]) {
+        swap(&bytes, &storage)
+    }
+
+    /// Hands the bytes back without copying.
+    mutating func release() -> [UInt8] {
+        var out: [UInt8] = []
+        swap(&out, &bytes)
+        return out
+    }
+
     mutating func raw(_ text: StaticString) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    mutating func bytesAppend(_ other: [UInt8]) {
+        bytes.append(contentsOf: other)
     }
 
     mutating func raw(_ text: String) {

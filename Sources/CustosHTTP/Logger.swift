@@ -42,10 +42,13 @@ public struct Logger: Sendable {
 
     public let sink: any LogSink
     public let minimumLevel: Level
+    /// The file sink, when that is the sink: lines are then written straight into its buffer.
+    private let bufferedSink: FileDescriptorLogSink?
 
     public init(sink: any LogSink, level: Level = .info) {
         self.sink = sink
         self.minimumLevel = level
+        bufferedSink = sink as? FileDescriptorLogSink
     }
 
     /// A logger that drops everything.
@@ -58,47 +61,58 @@ public struct Logger: Sendable {
 
     public func log(_ level: Level, _ event: String, _ fields: KeyValuePairs<String, LogValue>) {
         guard level >= minimumLevel else { return }
-        var line = header(level, event)
-        for (key, value) in fields { append(key, value, to: &line) }
-        finish(&line)
+        emit(level, event) { line in
+            for (key, value) in fields { append(key, value, to: &line) }
+        }
     }
 
     /// Logs `fields` in the given order (for lists built at run time).
     public func log(_ level: Level, _ event: String, fields: [(String, LogValue)]) {
         guard level >= minimumLevel else { return }
-        var line = header(level, event)
-        for (key, value) in fields { append(key, value, to: &line) }
-        finish(&line)
+        emit(level, event) { line in
+            for (key, value) in fields { append(key, value, to: &line) }
+        }
     }
 
     /// The access-log line, written without the generic field loop: it runs for every request.
     func access(method: String, route: String, status: Int, durationMicroseconds: Int, requestID: String) {
         guard Level.info >= minimumLevel else { return }
-        var line = header(.info, "request")
-        line.raw(#","method":"#)
-        line.string(method)
-        line.raw(#","route":"#)
-        line.string(route)
-        line.raw(#","status":"#)
-        line.integer(status)
-        line.raw(#","duration_us":"#)
-        line.integer(durationMicroseconds)
-        line.raw(#","request_id":"#)
-        line.string(requestID)
-        finish(&line)
+        emit(.info, "request") { line in
+            line.raw(#","method":"#)
+            line.string(method)
+            line.raw(#","route":"#)
+            line.string(route)
+            line.raw(#","status":"#)
+            line.integer(status)
+            line.raw(#","duration_us":"#)
+            line.integer(durationMicroseconds)
+            line.raw(#","request_id":"#)
+            line.string(requestID)
+        }
     }
 
-    private func header(_ level: Level, _ event: String) -> JSONLineWriter {
+    /// Writes `{"ts":…,"level":…,"event":…` + fields + `}`, into the file sink's buffer
+    /// directly when it is one (no intermediate line), else as one line to the sink.
+    private func emit(_ level: Level, _ event: String, _ fields: (inout JSONLineWriter) -> Void) {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
-        var line = JSONLineWriter()
-        line.raw(#"{"ts":"#)
-        line.timestamp(time)
-        line.raw(#","level":""#)
-        line.raw(level.name)
-        line.raw(#"","event":"#)
-        line.string(event)
-        return line
+        func build(_ line: inout JSONLineWriter) {
+            line.raw(#"{"ts":"#)
+            line.timestamp(time)
+            line.raw(#","level":""#)
+            line.raw(level.name)
+            line.raw(#"","event":"#)
+            line.string(event)
+            fields(&line)
+            line.raw("}\n")
+        }
+        if let bufferedSink {
+            bufferedSink.append(build)
+        } else {
+            var line = JSONLineWriter()
+            build(&line)
+            sink.write(line.bytes)
+        }
     }
 
     private func append(_ key: String, _ value: LogValue, to line: inout JSONLineWriter) {
@@ -111,11 +125,6 @@ public struct Logger: Sendable {
         case .double(let d): line.raw(d.isFinite ? String(d) : "null")
         case .bool(let b): line.raw(b ? "true" : "false")
         }
-    }
-
-    private func finish(_ line: inout JSONLineWriter) {
-        line.raw("}\n")
-        sink.write(line.bytes)
     }
 }
 
@@ -151,10 +160,17 @@ public final class FileDescriptorLogSink: LogSink, @unchecked Sendable {
     }
 
     public func write(_ line: [UInt8]) {
+        append { $0.bytesAppend(line) }
+    }
+
+    /// Formats a line straight into the buffer.
+    func append(_ build: (inout JSONLineWriter) -> Void) {
         let full: [UInt8]? = buffer.withLock { pending in
-            pending.append(contentsOf: line)
+            var writer = JSONLineWriter(adopting: &pending)
+            build(&writer)
+            pending = writer.release()
             guard pending.count >= capacity else { return nil }
-            defer { pending.removeAll(keepingCapacity: true) }
+            defer { pending = []; pending.reserveCapacity(capacity + 4096) }
             return pending
         }
         if let full { writeAll(full) }

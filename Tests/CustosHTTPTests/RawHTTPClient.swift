@@ -2,7 +2,8 @@ import Foundation
 
 /// A minimal HTTP/1.1 client over one TCP connection, so tests can see exactly what goes
 /// over the wire (keep-alive, headers) and send what a well-behaved client would not.
-final class RawHTTPClient {
+/// (`@unchecked Sendable`: a test hands it to one other thread and waits; never shared concurrently.)
+final class RawHTTPClient: @unchecked Sendable {
     struct Reply {
         var status: Int
         var headers: [String: String]  // lower-cased names

@@ -228,18 +228,34 @@ private struct Boom: Error {}
         #expect(reply.body.isEmpty)
     }
 
-    @Test func shutdownDrainsAnInFlightRequest() async throws {
+    @Test func shutdownDrainsAnInFlightRequest() throws {
         let server = try Self.standardServer()
         let client = try server.client()
-        let reply = Task.detached { try client.request("GET", "/slow") }
+        // A thread of its own: a blocking read must not wait for (or starve) the shared
+        // concurrency pool, which other tests keep busy.
+        let reply = ReplyBox()
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            reply.set(Result { try client.request("GET", "/slow") })
+            finished.signal()
+        }.start()
         // Wait until the slow request is being handled, then stop.
         let deadline = Date().addingTimeInterval(60)
-        while server.server.metrics.inFlight == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        while server.server.metrics.inFlight == 0 && Date() < deadline { usleep(2_000) }
         #expect(server.server.metrics.inFlight == 1)
         server.stop()
-        let answered = try await reply.value
+        finished.wait()
+        let answered = try #require(try reply.get()?.get())
         #expect(answered.status == 200)
         #expect(String(decoding: answered.body, as: UTF8.self) == "done")
         #expect(throws: (any Error).self) { try RawHTTPClient(port: server.port).request("GET", "/hello/a") }
     }
+}
+
+/// The outcome of a request made on another thread.
+private final class ReplyBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Result<RawHTTPClient.Reply, any Error>?
+    func set(_ result: Result<RawHTTPClient.Reply, any Error>) { lock.withLock { value = result } }
+    func get() throws -> Result<RawHTTPClient.Reply, any Error>? { lock.withLock { value } }
 }

@@ -28,20 +28,32 @@ final class SQLiteConnection: SQLConnection {
         }
         handle = db
         sqlite3_extended_result_codes(db, 1)
-        do {
-            // The busy timeout first: switching to WAL needs a lock another process may hold.
-            sqlite3_busy_timeout(db, Int32(clamping: max(0, options.busyTimeoutMilliseconds)))
-            if !readOnly {
-                let mode = try query("PRAGMA journal_mode=WAL").first.map { try $0.string(0) }
-                guard mode?.lowercased() == "wal" else {
-                    throw StoreError.failure("SQLite refused WAL mode (journal_mode=\(mode ?? "nil"))")
-                }
+        // The busy timeout first: switching to WAL needs a lock another process may hold.
+        sqlite3_busy_timeout(db, Int32(clamping: max(0, options.busyTimeoutMilliseconds)))
+        // Several processes opening a brand-new file at once can get SQLITE_BUSY from the WAL
+        // switch without the busy handler being consulted; retry within the busy timeout.
+        let deadline = Date().addingTimeInterval(Double(max(0, options.busyTimeoutMilliseconds)) / 1000)
+        while true {
+            do {
+                try configure(readOnly: readOnly, options: options)
+                break
+            } catch StoreError.unavailable(_) where Date() < deadline {
+                usleep(20_000)
+            } catch {
+                close()
+                throw error
             }
-            try executeScript("PRAGMA synchronous=\(options.synchronous.rawValue); PRAGMA foreign_keys=ON;")
-        } catch {
-            close()
-            throw error
         }
+    }
+
+    private func configure(readOnly: Bool, options: SQLiteOptions) throws {
+        if !readOnly {
+            let mode = try query("PRAGMA journal_mode=WAL").first.map { try $0.string(0) }
+            guard mode?.lowercased() == "wal" else {
+                throw StoreError.failure("SQLite refused WAL mode (journal_mode=\(mode ?? "nil"))")
+            }
+        }
+        try executeScript("PRAGMA synchronous=\(options.synchronous.rawValue); PRAGMA foreign_keys=ON;")
     }
 
     deinit {
