@@ -55,7 +55,7 @@ let package = Package(
         // Shared by test targets only (environment, child processes); not a product.
         .target(name: "CustosTestSupport", path: "Sources/CustosTestSupport"),
 
-        .testTarget(name: "CustosCoreTests", dependencies: ["CustosCore"]),
+        .testTarget(name: "CustosCoreTests", dependencies: ["CustosCore", "CustosAPI"]),
         .testTarget(name: "CustosHTTPTests", dependencies: ["CustosHTTP"]),
         .testTarget(name: "CustosStoreTests", dependencies: ["CustosStore", "CustosCore", "CustosTestSupport"]),
         .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCore"]),

@@ -46,7 +46,7 @@ extension CustosClient {
         }
         let challenge: LoginChallenge = try await transport.post("/v1/login/challenge",
                                                                  LoginChallengeRequest(userID: userID, deviceID: deviceID))
-        let signature = Self.base64URL(try key.sign(Data(challenge.nonce.utf8)))
+        let signature = try key.sign(Data(challenge.nonce.utf8)).base64URLEncodedString
         let result: AuthenticationResult = try await transport.post("/v1/login", LoginRequest(
             userID: userID, deviceID: deviceID, nonce: challenge.nonce, signature: signature, password: password))
         adopt(result)
@@ -99,10 +99,5 @@ extension CustosClient {
     /// Keys are per server and user.
     private func account(_ userID: String) -> String {
         configuration.serverURL.absoluteString + "|" + userID
-    }
-
-    static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

@@ -1,3 +1,4 @@
+import CustosAPI
 @testable import CustosCore
 import Foundation
 import Testing
@@ -84,10 +85,10 @@ import Testing
     }
 
     @Test func base64URLDecoding() {
-        #expect(Data(base64URL: "AQID") == Data([1, 2, 3]))
-        #expect(Data(base64URL: "AQI") == Data([1, 2]))
-        #expect(Data(base64URL: "A") == nil)
-        #expect(Data(base64URL: "AQ+D") == nil)
-        #expect(Data(base64URL: "AQ==") == nil)
+        #expect(Data(base64URLEncoded: "AQID") == Data([1, 2, 3]))
+        #expect(Data(base64URLEncoded: "AQI") == Data([1, 2]))
+        #expect(Data(base64URLEncoded: "A") == nil)
+        #expect(Data(base64URLEncoded: "AQ+D") == nil)
+        #expect(Data(base64URLEncoded: "AQ==") == nil)
     }
 }

@@ -158,7 +158,7 @@ import FoundationNetworking
 
         let http = RawAPI(base: live.baseURL)
         let challenge: LoginChallenge = try await http.post("/v1/login/challenge", LoginChallengeRequest(userID: userID, deviceID: deviceID))
-        let signature = try key.sign(Data(challenge.nonce.utf8)).base64URL
+        let signature = try key.sign(Data(challenge.nonce.utf8)).base64URLEncodedString
         let request = LoginRequest(userID: userID, deviceID: deviceID, nonce: challenge.nonce, signature: signature, password: Self.password)
         let first: AuthenticationResult = try await http.post("/v1/login", request)
         #expect(first.statusCode == 100)
@@ -196,7 +196,7 @@ import FoundationNetworking
         let nobody = "nobody-\(UUID().uuidString.prefix(6))"
         let challenge: LoginChallenge = try await http.post("/v1/login/challenge", LoginChallengeRequest(userID: nobody, deviceID: deviceID))
         let unknownUser: AuthenticationResult = try await http.post("/v1/login", LoginRequest(
-            userID: nobody, deviceID: deviceID, nonce: challenge.nonce, signature: Data(repeating: 1, count: 64).base64URL, password: Self.password))
+            userID: nobody, deviceID: deviceID, nonce: challenge.nonce, signature: Data(repeating: 1, count: 64).base64URLEncodedString, password: Self.password))
         let disabledUser = try await otherClient.login(userID: otherID, deviceID: otherDevice, password: Self.password)
         for result in [wrongPassword, unknownUser, disabledUser] {
             #expect(result.statusCode == 401)
@@ -309,12 +309,5 @@ struct RawAPI {
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         let (data, response) = try await URLSession.shared.data(for: request)
         return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
-    }
-}
-
-extension Data {
-    var base64URL: String {
-        base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 }

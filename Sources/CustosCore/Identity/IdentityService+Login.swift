@@ -1,3 +1,4 @@
+import CustosAPI
 import Foundation
 
 /// A login nonce for a device to sign.
@@ -37,7 +38,7 @@ extension IdentityService {
         try InputRules.checkToken(deviceID, field: "device_id")
         try InputRules.checkToken(nonce, field: "nonce")
         if let password { try InputRules.checkPasswordLength(password, field: "password") }
-        guard let signatureBytes = Data(base64URL: signature), signatureBytes.count == 64 else {
+        guard let signatureBytes = Data(base64URLEncoded: signature), signatureBytes.count == 64 else {
             throw IdentityError.invalidInput(field: "signature", reason: "must be a 64-byte ES256 signature (r||s) in base64url")
         }
         let now = clock.now()
@@ -83,19 +84,5 @@ extension IdentityService {
         try store.issue(SingleUseToken(purpose: Purpose.passwordChange, digest: digester.digest(token), subject: userID,
                                        expiresAt: now.addingTimeInterval(policy.passwordChangeTokenLifetime)))
         return token
-    }
-}
-
-extension Data {
-    /// Decodes base64url without padding (RFC 4648 §5); nil when malformed.
-    init?(base64URL text: String) {
-        guard text.utf8.allSatisfy({ $0 == 45 || $0 == 95 || ($0 >= 48 && $0 <= 57) || ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) }) else {
-            return nil
-        }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        let remainder = base64.count % 4
-        guard remainder != 1 else { return nil }
-        if remainder > 0 { base64 += String(repeating: "=", count: 4 - remainder) }
-        self.init(base64Encoded: base64)
     }
 }

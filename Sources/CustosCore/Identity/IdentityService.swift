@@ -1,3 +1,4 @@
+import CustosAPI
 import Foundation
 
 /// Users, activation with device binding, login, passwords, sessions and lockout.
@@ -42,9 +43,7 @@ public final class IdentityService: Sendable {
 
     /// A random token, base64url without padding.
     static func token(_ random: any RandomSource, bytes: Int) -> String {
-        Data(random.bytes(count: bytes)).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        Data(random.bytes(count: bytes)).base64URLEncodedString
     }
 
     func newID() -> String {

@@ -56,11 +56,7 @@ public struct SecureEnclaveDeviceKeyStore: DeviceKeyStore {
 
 private func jwk(_ key: P256.Signing.PublicKey) -> PublicKeyJWK {
     let raw = key.rawRepresentation
-    func b64(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-    return PublicKeyJWK(x: b64(raw.prefix(32)), y: b64(raw.suffix(32)))
+    return PublicKeyJWK(x: Data(raw.prefix(32)).base64URLEncodedString, y: Data(raw.suffix(32)).base64URLEncodedString)
 }
 
 private struct EnclaveKey: DeviceSigningKey, @unchecked Sendable {
