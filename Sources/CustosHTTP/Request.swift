@@ -101,10 +101,7 @@ enum JSONDecodingFailure {
         case is Int.Type, is Int64.Type, is Int32.Type, is UInt.Type, is UInt64.Type: return "integer"
         case is Double.Type, is Float.Type: return "number"
         default:
-            let name = String(describing: type)
-            if name.hasPrefix("Array") { return "array" }
-            if name.hasPrefix("Dictionary") { return "object" }
-            return "object"
+            return String(describing: type).hasPrefix("Array") ? "array" : "object"
         }
     }
 }

@@ -40,8 +40,6 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The server could not be reached (connection refused, timeout, DNS).
     public static let transportFailed = CustosError(kind: .transport, code: "transport_failed", message: "")
-    /// The server answered with something that is not the Custos API.
-    public static let invalidResponseKind = CustosError(kind: .invalidResponse, code: "invalid_response", message: "")
 
     /// Errors are equal when their kind and code are; messages are for people.
     public static func == (a: CustosError, b: CustosError) -> Bool {

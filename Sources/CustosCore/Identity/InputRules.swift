@@ -1,3 +1,5 @@
+import Foundation
+
 /// Shapes of identifiers and free text accepted from clients.
 enum InputRules {
     /// User ids are chosen by the relying party: 1–128 of `A-Z a-z 0-9 . _ @ + -`.
@@ -35,5 +37,3 @@ enum InputRules {
             || byte == 46 || byte == 95 || byte == 64 || byte == 43 || byte == 45
     }
 }
-
-import Foundation

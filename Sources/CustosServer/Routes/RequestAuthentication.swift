@@ -1,5 +1,6 @@
 import CustosCore
 import CustosHTTP
+import Foundation
 
 /// Reads credentials from `Authorization: Bearer …`.
 enum RequestAuthentication {
@@ -20,5 +21,3 @@ enum RequestAuthentication {
         return try identity.authenticateSession(token: token)
     }
 }
-
-import Foundation

@@ -1,7 +1,7 @@
 import CustosAPI
 import CustosCore
+import CustosHTTP
 import Foundation
-
 /// Domain values → wire types.
 enum WireMapping {
     static func user(_ user: User, now: Date) -> UserInfo {
@@ -48,5 +48,3 @@ extension Request {
         try decodeJSON(type, decoder: WireJSON.decoder())
     }
 }
-
-import CustosHTTP
