@@ -59,10 +59,10 @@ let package = Package(
         .testTarget(name: "CustosHTTPTests", dependencies: ["CustosHTTP"]),
         .testTarget(name: "CustosStoreTests", dependencies: ["CustosStore", "CustosCore", "CustosTestSupport"]),
         .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCore"]),
-        .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosTestSupport"]),
+        .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosFace", "CustosTestSupport"]),
         .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI", "CustosCrypto"]),
         .testTarget(name: "CustosFaceTests", dependencies: ["CustosFace", "CustosCore", "CFaceShim", "CustosTestSupport"]),
-        .testTarget(name: "CustosCLITests", dependencies: ["CustosAPI", "CustosTestSupport"]),
+        .testTarget(name: "CustosCLITests", dependencies: ["CustosAPI", "CustosCore", "CustosStore", "CustosCrypto", "CustosTestSupport"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

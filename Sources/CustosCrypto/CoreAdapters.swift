@@ -31,4 +31,26 @@ public struct P256DeviceKeyVerifier: DeviceKeyVerifier {
 public struct SHA256SecretDigester: SecretDigester {
     public init() {}
     public func digest(_ secret: String) -> Data { Data(SHA256.hash(utf8: secret)) }
+    public func digest(bytes: Data) -> Data { Data(SHA256.hash(bytes)) }
+}
+
+/// Seals face templates with AES-256-GCM under a key derived from the master key for each
+/// template key id (HKDF, purpose `custos/template/<key id>`); the user id is bound in as
+/// associated data.
+public struct MasterKeyTemplateCipher: TemplateCipher {
+    let masterKey: MasterKey
+
+    public init(masterKey: MasterKey) {
+        self.masterKey = masterKey
+    }
+
+    public func seal(_ plaintext: Data, keyID: String, associatedData: Data) throws -> Data {
+        try AESGCM.seal(plaintext: plaintext, key: key(keyID), aad: associatedData)
+    }
+
+    public func open(_ sealed: Data, keyID: String, associatedData: Data) throws -> Data {
+        try AESGCM.open(combined: sealed, key: key(keyID), aad: associatedData)
+    }
+
+    private func key(_ keyID: String) -> [UInt8] { masterKey.deriveKey(purpose: "custos/template/" + keyID) }
 }

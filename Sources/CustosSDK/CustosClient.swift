@@ -22,13 +22,16 @@ public final class CustosClient: Sendable {
         public var keyStore: (any DeviceKeyStore)?
         /// Where events are delivered (main by default on Apple platforms).
         public var eventQueue: DispatchQueue
+        /// The camera for selfie workflows (each call may pass another).
+        public var frameSource: (any FrameSource)?
 
         public init(serverURL: URL, timeout: TimeInterval = 30, keyStore: (any DeviceKeyStore)? = nil,
-                    eventQueue: DispatchQueue = EventHub.defaultQueue) {
+                    eventQueue: DispatchQueue = EventHub.defaultQueue, frameSource: (any FrameSource)? = nil) {
             self.serverURL = serverURL
             self.timeout = timeout
             self.keyStore = keyStore
             self.eventQueue = eventQueue
+            self.frameSource = frameSource
         }
     }
 
@@ -37,6 +40,7 @@ public final class CustosClient: Sendable {
     public let events: EventHub
     let transport: HTTPTransport
     let state = Mutex(SessionState())
+    let confirmations = StartConfirmations()
 
     public init(configuration: Configuration) throws {
         guard let scheme = configuration.serverURL.scheme?.lowercased(), scheme == "http" || scheme == "https" else {

@@ -9,6 +9,7 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidResponse
         case server(status: Int)
         case invalidConfiguration
+        case userCancelled
     }
 
     private let kind: Kind
@@ -37,6 +38,13 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
     static func invalidConfiguration(_ message: String) -> CustosError {
         CustosError(kind: .invalidConfiguration, code: "invalid_configuration", message: message)
     }
+
+    /// The user declined or cancelled the selfie process (the contract's error 240).
+    public static let userCancelled = CustosError(kind: .userCancelled, code: "user_cancelled",
+                                                  message: "The user cancelled the selfie process.")
+
+    /// The contract's numeric error code: 240 for `userCancelled`, 0 otherwise.
+    public var longErrorCode: Int { kind == .userCancelled ? 240 : 0 }
 
     /// The server could not be reached (connection refused, timeout, DNS).
     public static let transportFailed = CustosError(kind: .transport, code: "transport_failed", message: "")

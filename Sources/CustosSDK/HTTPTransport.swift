@@ -18,6 +18,11 @@ struct HTTPTransport: Sendable {
         try decode(try await send(method: "POST", path: path, body: try WireJSON.encoder().encode(body), bearer: bearer), "POST", path)
     }
 
+    /// A request without a body whose answer is JSON (`DELETE` with a result, `POST` actions).
+    func send<T: Decodable>(method: String, _ path: String, bearer: String?) async throws -> T {
+        try decode(try await send(method: method, path: path, body: nil, bearer: bearer), method, path)
+    }
+
     /// For answers without a body (204).
     func sendExpectingNoContent(method: String, path: String, bearer: String?) async throws {
         _ = try await send(method: method, path: path, body: nil, bearer: bearer)

@@ -7,12 +7,16 @@ public struct ApplicationDependencies: Sendable {
     public var identity: IdentityService
     public var apiKeys: APIKeyService
     public var clock: any Clock
+    /// Server biometrics; nil when the face engine is not available (its routes answer 503).
+    public var idv: IDVService?
 
-    public init(database: any DatabaseHealth, identity: IdentityService, apiKeys: APIKeyService, clock: any Clock = SystemClock()) {
+    public init(database: any DatabaseHealth, identity: IdentityService, apiKeys: APIKeyService, clock: any Clock = SystemClock(),
+                idv: IDVService? = nil) {
         self.database = database
         self.identity = identity
         self.apiKeys = apiKeys
         self.clock = clock
+        self.idv = idv
     }
 }
 
@@ -23,6 +27,7 @@ public enum CustosApplication {
         HealthRoutes.register(on: &router, database: dependencies.database, metrics: metrics)
         AdminRoutes.register(on: &router, identity: dependencies.identity, apiKeys: dependencies.apiKeys, clock: dependencies.clock)
         DeviceRoutes.register(on: &router, identity: dependencies.identity)
+        IDVRoutes.register(on: &router, identity: dependencies.identity, idv: dependencies.idv)
         return router
     }
 

@@ -28,6 +28,20 @@ public enum ErrorMapping {
             case .locked: 423
             }
             return HTTPError(status: status, code: error.code, message: error.message)
+        case let error as IDVError:
+            let status = switch error.kind {
+            case .invalidInput: 422
+            case .notFound: 404
+            case .conflict: 409
+            case .tooLarge: 413
+            case .unsupportedMedia: 415
+            }
+            return HTTPError(status: status, code: error.code, message: error.message)
+        case is FaceError:
+            // Engine trouble reaching a handler (models, memory): never the client's fault.
+            return HTTPError(status: 503, code: "face_engine_unavailable", message: "The face engine cannot process this now.")
+        case is IDVUnavailable:
+            return HTTPError(status: 503, code: "idv_unavailable", message: "Server biometrics are not enabled on this server.")
         default:
             return nil
         }

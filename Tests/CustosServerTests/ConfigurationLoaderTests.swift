@@ -1,3 +1,4 @@
+import CustosCore
 import CustosServer
 import Foundation
 import Testing
@@ -31,6 +32,25 @@ import Testing
         #expect(resolved.describe().contains("port=9000 (flag)"))
         #expect(resolved.describe().contains("host=::1 (environment)"))
         #expect(resolved.describe().contains("threads=3 (file \(file))"))
+    }
+
+    @Test func livenessAndMatchSettings() throws {
+        let file = try writeConfig(#"{"liveness_actions": "blink, turn_left", "match_threshold": 0.45, "idv": false}"#)
+        let resolved = try ConfigurationLoader().load(flags: ["config": file, "liveness_actions_per_challenge": "1"], environment: [:])
+        let idv = resolved.configuration.idv
+        #expect(idv.liveness.allowedActions == [.blink, .turnLeft] && idv.liveness.actionsPerChallenge == 1)
+        #expect(idv.matchThreshold == 0.45 && !resolved.configuration.idvEnabled)
+        #expect(resolved.configuration.idv.liveness.allowedActions.count == 2)
+        let single = try ConfigurationLoader().load(flags: ["liveness_actions": "blink"], environment: [:])
+        #expect(single.configuration.idv.liveness.actionsPerChallenge == 1)
+
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader().load(flags: ["liveness_actions": "smile"], environment: [:]) }
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader().load(flags: ["match_threshold": "two"], environment: [:]) }
+        #expect(throws: ConfigurationError.self) { try ConfigurationLoader().load(flags: ["match_threshold": "3"], environment: [:]) }
+        // One action cannot fill a two-action challenge (no action twice in a row).
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader().load(flags: ["liveness_actions": "blink", "liveness_actions_per_challenge": "2"], environment: [:])
+        }
     }
 
     @Test func configFileCanComeFromTheEnvironment() throws {

@@ -282,13 +282,25 @@ import FoundationNetworking
     }
 }
 
+/// An answer that is not the expected type, with what came instead.
+struct UnexpectedAnswer: Error, CustomStringConvertible {
+    let path: String
+    let status: Int
+    let body: String
+    var description: String { "POST \(path) answered \(status): \(body)" }
+}
+
 /// Direct HTTP calls, for what the SDK deliberately does not do (replays, hostile bodies).
 struct RawAPI {
     let base: URL
 
     func post<Body: Encodable, T: Decodable>(_ path: String, _ body: Body, bearer: String? = nil) async throws -> T {
-        let (data, _) = try await send(path, body: try WireJSON.encoder().encode(body), bearer: bearer)
-        return try WireJSON.decoder().decode(T.self, from: data)
+        let (data, status) = try await send(path, body: try WireJSON.encoder().encode(body), bearer: bearer)
+        do {
+            return try WireJSON.decoder().decode(T.self, from: data)
+        } catch {
+            throw UnexpectedAnswer(path: path, status: status, body: String(decoding: data.prefix(300), as: UTF8.self))
+        }
     }
 
     func postRaw<Body: Encodable>(_ path: String, _ body: Body, bearer: String? = nil) async throws -> (Int, ErrorEnvelope) {

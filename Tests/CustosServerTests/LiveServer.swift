@@ -38,24 +38,56 @@ struct LiveServer {
         }
     }
 
+    /// A fresh store of `kind` (for servers built with `init(store:…)`).
+    static func store(_ kind: StoreKind) throws -> SQLStore {
+        switch kind {
+        case .sqlite:
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("custos-live-\(UUID().uuidString)").path
+            return try SQLStore.open(databaseURL: nil, dataDirectory: directory)
+        case .postgresql:
+            let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+            return try SQLStore.openPostgres(url: TestEnvironment.postgresURL ?? "",
+                                             options: PostgresOptions(connectTimeoutSeconds: 2, schema: String(schema)))
+        }
+    }
+
     let identity: IdentityService
     let apiKeys: APIKeyService
     let clock: TestClock
+    let idv: IDVService?
 
-    init(store: SQLStore, policy: IdentityPolicy = IdentityPolicy()) throws {
+    /// With `idv`, server biometrics run on the shared face engine (see `FaceFixture`).
+    init(store: SQLStore, policy: IdentityPolicy = IdentityPolicy(), idv idvPolicy: IDVPolicy? = nil,
+         masterKey: MasterKey = LiveServer.masterKey) throws {
         self.store = store
         (identity, apiKeys, clock) = try Self.services(store: store, policy: policy)
-        server = CustosApplication.makeServer(ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock),
-                                              configuration: HTTPServerConfiguration(port: 0, threads: 2),
-                                              logger: Logger(sink: log, level: .info))
+        if let idvPolicy {
+            idv = IDVService(store: store, identity: identity, faces: try FaceFixture.engine(),
+                             liveness: ChallengeLivenessDetector(policy: idvPolicy.liveness),
+                             cipher: MasterKeyTemplateCipher(masterKey: masterKey), audit: Self.audit(store, clock: clock),
+                             digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock, policy: idvPolicy)
+        } else {
+            idv = nil
+        }
+        server = CustosApplication.makeServer(
+            ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv),
+            configuration: HTTPServerConfiguration(port: 0, threads: 2), logger: Logger(sink: log, level: .info))
         try server.start()
+    }
+
+    /// One master key for every test server (templates sealed by one server open on another).
+    static let masterKey = MasterKey.generate()
+
+    static func audit(_ store: SQLStore, clock: any Clock = SystemClock()) -> AuditTrail {
+        AuditTrail(store: store, digester: SHA256SecretDigester(), clock: clock)
     }
 
     /// The same wiring as the executable, with a cheap Argon2id cost and a clock the test moves.
     static func services(store: SQLStore, policy: IdentityPolicy) throws -> (IdentityService, APIKeyService, TestClock) {
         let clock = TestClock()
         let identity = try IdentityService(store: store, hasher: Argon2id(cost: .testing), keys: P256DeviceKeyVerifier(),
-                                           digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock, policy: policy)
+                                           digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock, policy: policy,
+                                           audit: audit(store, clock: clock))
         let apiKeys = APIKeyService(store: store, digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock)
         return (identity, apiKeys, clock)
     }

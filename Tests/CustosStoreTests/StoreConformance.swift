@@ -47,11 +47,17 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     case identityValuesRoundTrip
     case identityCloseThenUnavailable
     case concurrentCreateUser
+    case idvTransactionLifecycle
+    case templateSaveReplaceDelete
+    case templateKeyRotation
 
     var testDescription: String { rawValue }
 
     func run(_ kind: StoreKind) throws {
         switch self {
+        case .idvTransactionLifecycle: try withStore(kind, Self.idvTransactionLifecycle)
+        case .templateSaveReplaceDelete: try withStore(kind, Self.templateSaveReplaceDelete)
+        case .templateKeyRotation: try withStore(kind, Self.templateKeyRotation)
         case .issuePeekConsume: try withStore(kind, Self.issuePeekConsume)
         case .consumedOnlyOnce: try withStore(kind, Self.consumedOnlyOnce)
         case .expiredNotConsumable: try withStore(kind, Self.expiredNotConsumable)

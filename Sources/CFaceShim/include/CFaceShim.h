@@ -103,6 +103,26 @@ int32_t cfs_image_crop(const cfs_image *image, int32_t left, int32_t top, int32_
 void cfs_image_free(cfs_image *image);
 
 // ---------------------------------------------------------------------------------------
+// Geometry and encoding (test material: presentation attacks built from genuine frames)
+
+/// Warps `image` through a plane projective transform (a homography) into `width` x `height`
+/// RGB pixels written to `rgb` (width*height*3 bytes, rows top-down). `matrix` is 3x3,
+/// row-major, and maps OUTPUT pixel coordinates to INPUT coordinates (the inverse of the
+/// motion it shows): output pixel (x, y) samples the input at (u/w, v/w), where
+/// (u, v, w) = matrix * (x, y, 1), pixel centres at whole coordinates. Bilinear; where
+/// that point falls outside the input (or w <= 0) the pixel is black.
+int32_t cfs_image_warp(const cfs_image *image, const double *matrix, int32_t width, int32_t height, uint8_t *rgb,
+                       cfs_error *error);
+
+/// Encodes `image` as a baseline JPEG (4:2:0, libjpeg's standard tables at `quality`, 1-100).
+/// On success `*data` (allocated here, `*size` bytes) belongs to the caller: release it with
+/// cfs_buffer_free.
+int32_t cfs_image_encode_jpeg(const cfs_image *image, int32_t quality, uint8_t **data, size_t *size, cfs_error *error);
+
+/// Releases a buffer returned by the shim (NULL is allowed).
+void cfs_buffer_free(uint8_t *data);
+
+// ---------------------------------------------------------------------------------------
 // Models and engines
 
 typedef struct cfs_models cfs_models;

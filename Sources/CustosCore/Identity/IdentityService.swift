@@ -16,6 +16,8 @@ public final class IdentityService: Sendable {
     let clock: any Clock
     public let policy: IdentityPolicy
     let attempts: AttemptCounter
+    /// Where lockouts are recorded.
+    let audit: AuditTrail?
     /// A hash of a random password, verified against when the user is unknown so that an
     /// unknown user costs the same time as a wrong password.
     let dummyPasswordHash: String
@@ -27,7 +29,7 @@ public final class IdentityService: Sendable {
     }
 
     public init(store: any Storage, hasher: any PasswordHasher, keys: any DeviceKeyVerifier, digester: any SecretDigester,
-                random: any RandomSource, clock: any Clock, policy: IdentityPolicy) throws {
+                random: any RandomSource, clock: any Clock, policy: IdentityPolicy, audit: AuditTrail? = nil) throws {
         self.store = store
         self.hasher = hasher
         self.keys = keys
@@ -35,6 +37,7 @@ public final class IdentityService: Sendable {
         self.random = random
         self.clock = clock
         self.policy = policy
+        self.audit = audit
         attempts = AttemptCounter(counters: store, maximum: policy.maximumAttempts)
         dummyPasswordHash = try hasher.hash(Self.token(random, bytes: 24))
     }
@@ -75,6 +78,8 @@ public final class IdentityService: Sendable {
             user.lockoutCount += 1
             try store.updateUser(user)
             try attempts.reset(userID)
+            try audit?.record(.lockout, userID: userID, details: ["lockout_count": String(user.lockoutCount),
+                                                                 "locked_until": ISO8601DateFormatter().string(from: user.lockedUntil ?? now)])
         }
         return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
     }

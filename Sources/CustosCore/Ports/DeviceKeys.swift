@@ -24,7 +24,9 @@ public protocol DeviceKeyVerifier: Sendable {
     func parse(jwkJSON: String) throws -> DevicePublicKey
 }
 
-/// SHA-256 of secrets (tokens, codes, keys) so that only digests are stored.
+/// SHA-256 of secrets (tokens, codes, keys) so that only digests are stored, and of content
+/// (frames, audit events) to recognise it again.
 public protocol SecretDigester: Sendable {
     func digest(_ secret: String) -> Data
+    func digest(bytes: Data) -> Data
 }

@@ -1,3 +1,4 @@
+import CustosCore
 import CustosHTTP
 import Foundation
 
@@ -84,6 +85,11 @@ public struct ConfigurationLoader {
         if case .everyDays = configuration.identity.passwordAtLogin {
             configuration.identity.passwordAtLogin = .everyDays(configuration.passwordPeriodicDays)
         }
+        do {
+            try configuration.idv.validate()
+        } catch {
+            throw ConfigurationError("invalid liveness settings: \(error.message)")
+        }
         return Resolved(configuration: configuration, values: values)
     }
 
@@ -126,8 +132,26 @@ public struct ConfigurationLoader {
                 throw invalid("'\(value)' is not one of \(choices.joined(separator: ", "))")
             }
             assign(setting, string: value.lowercased(), to: &c)
+        case .decimal(let range):
+            guard let number = Double(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
+                throw invalid("'\(value)' is not a number in \(range.lowerBound)...\(range.upperBound)")
+            }
+            if setting == .matchThreshold { c.idv.matchThreshold = number }
         case .string:
             guard !value.isEmpty else { throw invalid("must not be empty") }
+            if setting == .livenessActions {
+                var actions: [LivenessAction] = []
+                for name in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                    guard let action = LivenessAction(rawValue: name) else {
+                        throw invalid("'\(name)' is not one of \(LivenessAction.allCases.map(\.rawValue).joined(separator: ", "))")
+                    }
+                    if !actions.contains(action) { actions.append(action) }
+                }
+                guard !actions.isEmpty else { throw invalid("name at least one action") }
+                c.idv.liveness.allowedActions = actions
+                if actions.count == 1 { c.idv.liveness.actionsPerChallenge = 1 }
+                return
+            }
             if setting == .databaseURL, !(value.hasPrefix("postgres://") || value.hasPrefix("postgresql://")) {
                 throw invalid("must start with postgres:// or postgresql://")
             }
@@ -154,12 +178,17 @@ public struct ConfigurationLoader {
         case .sessionLifetimeHours: c.identity.sessionLifetime = TimeInterval(integer) * 3600
         case .argon2MemoryKiB: c.argon2MemoryKiB = integer
         case .argon2Iterations: c.argon2Iterations = integer
+        case .faceWorkers: c.faceWorkers = integer
+        case .livenessActionsPerChallenge: c.idv.liveness.actionsPerChallenge = integer
+        case .livenessMinFaceWidth: c.idv.liveness.minimumFaceWidth = Double(integer)
+        case .livenessMaxFrames: c.idv.liveness.maximumFrames = integer
         default: break
         }
     }
 
     private func assign(_ setting: Setting, boolean: Bool, to c: inout ServerConfiguration) {
         if setting == .dev { c.development = boolean }
+        if setting == .idv { c.idvEnabled = boolean }
     }
 
     private func assign(_ setting: Setting, string: String, to c: inout ServerConfiguration) {

@@ -23,6 +23,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Argon2id cost: time (iterations) and memory (KiB).
     public var argon2Iterations = 3
     public var argon2MemoryKiB = 65536
+    /// Server biometrics: on unless turned off (it needs the face models).
+    public var idvEnabled = true
+    public var idv = IDVPolicy()
+    /// Face engine instances; nil: one per core.
+    public var faceWorkers: Int?
     /// Days between password logins with `password_at_login=periodic`.
     var passwordPeriodicDays = 7
 

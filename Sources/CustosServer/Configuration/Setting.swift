@@ -6,6 +6,7 @@ public struct Setting: Sendable, Hashable {
         case integer(ClosedRange<Int>)
         case boolean
         case choice([String])
+        case decimal(ClosedRange<Double>)
     }
 
     /// The config-file key, snake_case.
@@ -56,11 +57,20 @@ extension Setting {
     public static let argon2MemoryKiB = Setting("argon2_memory_kib", .integer(8...4_194_304), help: "Argon2id memory cost in KiB (default 65536)")
     public static let argon2Iterations = Setting("argon2_iterations", .integer(1...100), help: "Argon2id time cost (default 3)")
 
+    public static let idv = Setting("idv", .boolean, help: "server biometrics (needs the face models; default true)")
+    public static let faceWorkers = Setting("face_workers", .integer(1...256), help: "face engine instances, each analysing one image at a time (default: cores)")
+    public static let matchThreshold = Setting("match_threshold", .decimal(0.05...1.5), help: "face descriptor distance at or below which faces match (default: the calibrated value)")
+    public static let livenessActions = Setting("liveness_actions", .string, help: "actions a challenge draws from, comma-separated: blink, turn_left, turn_right (default all)")
+    public static let livenessActionsPerChallenge = Setting("liveness_actions_per_challenge", .integer(1...5), help: "actions per liveness challenge (default 2)")
+    public static let livenessMinFaceWidth = Setting("liveness_min_face_width", .integer(20...4096), help: "narrowest face accepted in a frame, pixels (default 60)")
+    public static let livenessMaxFrames = Setting("liveness_max_frames", .integer(2...120), help: "most frames per upload (default 40)")
+
     /// Every setting `custos serve` understands, in the order help and the start-up print show them.
     public static let all: [Setting] = [
         .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .threads, .maxBodyBytes,
         .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .shutdownGrace, .logLevel, .sqliteSynchronous,
         .databasePoolSize, .maxAttempts, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,
+        .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessMinFaceWidth, .livenessMaxFrames,
     ]
 }

@@ -61,6 +61,18 @@ enum Migrations {
             sqlite: IdentitySchema.sqlite,
             postgres: IdentitySchema.postgres
         ),
+        Migration(
+            version: 3,
+            name: "audit_events",
+            sqlite: AuditSchema.sqlite,
+            postgres: AuditSchema.postgres
+        ),
+        Migration(
+            version: 4,
+            name: "idv_transactions, biometric_templates and template_keys",
+            sqlite: BiometricSchema.sqlite,
+            postgres: BiometricSchema.postgres
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

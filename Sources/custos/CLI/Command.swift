@@ -56,7 +56,8 @@ enum CommandLineTool {
     }
 
     static let allCommands: [Command] = [ServeCommand.command, MigrateCommand.command]
-        + AdminAPIKeyCommands.all + AdminUserCommands.all + DeviceCommands.all + [BenchLoginCommand.command]
+        + AdminAPIKeyCommands.all + AdminAuditCommands.all + [AdminKeysCommand.rotate] + AdminUserCommands.all + DeviceCommands.all
+        + IDVCommands.all + [BenchLoginCommand.command, BenchIDVCommand.command]
         + [VersionCommand.command, HelpCommand.command] + FaceCommands.all
 
     static var overview: String {

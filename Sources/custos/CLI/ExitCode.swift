@@ -14,4 +14,8 @@ enum ExitCode: Int32 {
     case passwordExpired = 5
     /// Attempts exhausted (status 153): the user is locked.
     case locked = 6
+    /// The user has no face template (status 600).
+    case noTemplate = 7
+    /// The selfie process was declined or cancelled (error 240).
+    case cancelled = 8
 }

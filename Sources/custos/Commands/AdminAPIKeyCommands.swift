@@ -7,15 +7,12 @@ import Foundation
 /// `custos admin apikey create|list|revoke`: straight against the database, so the first
 /// admin key needs no running server and no key.
 enum AdminAPIKeyCommands {
-    static let databaseSettings: [Setting] = [.dataDir, .databaseURL, .config]
-    static var databaseOptions: [OptionSpec] { ServeCommand.settingOptions(databaseSettings) }
-
     static let all: [Command] = [create, list, revoke]
 
     static let create = Command(spec: CommandSpec(
         path: "admin apikey create", summary: "Create an API key (shown once) directly in the database.",
         options: [.value("scope", "SCOPE", "admin or rp (default rp)"), .value("label", "TEXT", "what the key is for (default: the scope)"),
-                  ClientOptions.json] + databaseOptions)
+                  ClientOptions.json] + DatabaseOptions.options)
     ) { arguments in
         guard let scope = APIKey.Scope(rawValue: arguments.value("scope") ?? "rp") else {
             throw UsageError("--scope must be admin or rp")
@@ -29,7 +26,7 @@ enum AdminAPIKeyCommands {
     }
 
     static let list = Command(spec: CommandSpec(
-        path: "admin apikey list", summary: "List API keys (never their secrets).", options: [ClientOptions.json] + databaseOptions)
+        path: "admin apikey list", summary: "List API keys (never their secrets).", options: [ClientOptions.json] + DatabaseOptions.options)
     ) { arguments in
         let keys = try withService(arguments) { try $0.list() }
         let infos = keys.map { APIKeyInfo(id: $0.id, scope: $0.scope.rawValue, label: $0.label, createdAt: $0.createdAt, revokedAt: $0.revokedAt) }
@@ -40,7 +37,7 @@ enum AdminAPIKeyCommands {
     }
 
     static let revoke = Command(spec: CommandSpec(
-        path: "admin apikey revoke", summary: "Revoke an API key at once.", options: databaseOptions, positionals: ["id"])
+        path: "admin apikey revoke", summary: "Revoke an API key at once.", options: DatabaseOptions.options, positionals: ["id"])
     ) { arguments in
         let id = arguments.positionals[0]
         do {
@@ -54,9 +51,6 @@ enum AdminAPIKeyCommands {
     }
 
     private static func withService<T>(_ arguments: ParsedArguments, _ body: (APIKeyService) throws -> T) throws -> T {
-        let configuration = try ServeCommand.resolveConfiguration(arguments, settings: databaseSettings).configuration
-        let store = try StoreFactory.open(configuration, migrate: true)
-        defer { store.close() }
-        return try body(ApplicationFactory.apiKeyService(store: store))
+        try DatabaseOptions.withStore(arguments) { try body(ApplicationFactory.apiKeyService(store: $0)) }
     }
 }

@@ -2,5 +2,6 @@
 enum FaceCommands {
     static let all: [Command] = [
         FaceAnalyzeCommand.command, FaceCompareCommand.command, FaceBenchCommand.command, EvalPairsCommand.command,
+        EvalCalibrateCommand.command, EvalLivenessCommand.command,
     ]
 }

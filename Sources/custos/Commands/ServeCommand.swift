@@ -52,7 +52,7 @@ enum ServeCommand {
         let store = try StoreFactory.open(configuration, migrate: true)
         let server: HTTPServer
         do {
-            server = CustosApplication.makeServer(try ApplicationFactory.dependencies(configuration, store: store),
+            server = CustosApplication.makeServer(try ApplicationFactory.dependencies(configuration, store: store, masterKey: masterKey),
                                                   configuration: configuration.http, logger: logger)
             try server.start()
         } catch {

@@ -25,14 +25,8 @@ final class PairDescriptors: @unchecked Sendable {
 
     /// Describes every file (in parallel); returns the outcome per path.
     func describe(paths: [String], threads: Int) -> [String: Outcome] {
-        let results = LockedResults()
-        let next = LockedCounter()
-        DispatchQueue.concurrentPerform(iterations: max(1, threads)) { _ in
-            while let index = next.take(below: paths.count) {
-                results.set(paths[index], outcome(path: paths[index]))
-            }
-        }
-        return results.all
+        let outcomes = ParallelMap.map(paths, threads: threads) { self.outcome(path: $0) }
+        return Dictionary(zip(paths, outcomes), uniquingKeysWith: { first, _ in first })
     }
 
     private func outcome(path: String) -> Outcome {
@@ -67,25 +61,6 @@ final class PairDescriptors: @unchecked Sendable {
             let chip = try worker.chip(image, landmarks: landmarks)
             let descriptor = try worker.descriptors([chip], flip: options.flip, jitters: options.jitters)[0]
             return (descriptor, centred == nil)
-        }
-    }
-}
-
-private final class LockedResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [String: PairDescriptors.Outcome] = [:]
-    func set(_ key: String, _ value: PairDescriptors.Outcome) { lock.withLock { values[key] = value } }
-    var all: [String: PairDescriptors.Outcome] { lock.withLock { values } }
-}
-
-private final class LockedCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = 0
-    func take(below limit: Int) -> Int? {
-        lock.withLock {
-            guard value < limit else { return nil }
-            defer { value += 1 }
-            return value
         }
     }
 }

@@ -1,0 +1,114 @@
+/// The result of a selfie workflow, in the contract's terms: `status_code` 100 when judged
+/// (see `biometric_result.display_text` and `idv_audit_info.status`), 600 no template,
+/// 153 attempts exhausted, 240 cancelled by the user.
+public struct IDVResultResponse: Codable, Equatable, Sendable {
+    public var statusCode: Int
+    public var statusMessage: String
+    public var userID: String
+    public var workflow: Int
+    public var challengeMode: Int?
+    /// The reason given at initiation.
+    public var purpose: String
+    public var attempts: Int
+    public var attemptsLeft: Int
+    public var biometricResult: BiometricResultInfo?
+    public var idvAuditInfo: IDVAuditInfo
+    /// Whether this transaction created (or replaced) the user's template.
+    public var templateCreated: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case workflow, purpose, attempts
+        case statusCode = "status_code"
+        case statusMessage = "status_message"
+        case userID = "user_id"
+        case challengeMode = "challenge_mode"
+        case attemptsLeft = "attempts_left"
+        case biometricResult = "biometric_result"
+        case idvAuditInfo = "idv_audit_info"
+        case templateCreated = "template_created"
+    }
+
+    public init(statusCode: Int, statusMessage: String, userID: String, workflow: Int, challengeMode: Int?, purpose: String,
+                attempts: Int, attemptsLeft: Int, biometricResult: BiometricResultInfo?, idvAuditInfo: IDVAuditInfo,
+                templateCreated: Bool) {
+        self.statusCode = statusCode
+        self.statusMessage = statusMessage
+        self.userID = userID
+        self.workflow = workflow
+        self.challengeMode = challengeMode
+        self.purpose = purpose
+        self.attempts = attempts
+        self.attemptsLeft = attemptsLeft
+        self.biometricResult = biometricResult
+        self.idvAuditInfo = idvAuditInfo
+        self.templateCreated = templateCreated
+    }
+}
+
+/// `biometric_result`: MATCHED, NOT_MATCHED, LIVENESS_FAILED (ENROLLED for an opt-in).
+public struct BiometricResultInfo: Codable, Equatable, Sendable {
+    public var displayText: String
+    /// Similarity 0-1 (1 - distance, floored at 0), when a comparison ran.
+    public var score: Double?
+    /// Descriptor distance and the threshold it was held against (lower is more alike).
+    public var distance: Double?
+    public var threshold: Double?
+    /// With LIVENESS_FAILED: no_face, multiple_faces, face_too_small, identity_changed,
+    /// action_missing, flat_surface, timing, replay.
+    public var livenessReason: String?
+
+    enum CodingKeys: String, CodingKey {
+        case score, distance, threshold
+        case displayText = "display_text"
+        case livenessReason = "liveness_reason"
+    }
+
+    public init(displayText: String, score: Double? = nil, distance: Double? = nil, threshold: Double? = nil, livenessReason: String? = nil) {
+        self.displayText = displayText
+        self.score = score
+        self.distance = distance
+        self.threshold = threshold
+        self.livenessReason = livenessReason
+    }
+}
+
+/// `idv_audit_info`.
+public struct IDVAuditInfo: Codable, Equatable, Sendable {
+    /// SUCCESS or FAILURE.
+    public var status: String
+    public var idvAuditTransactionID: String
+    public var orchestrationUseCase: String
+    public var reason: String
+    public var auditMetrics: AuditMetrics
+
+    enum CodingKeys: String, CodingKey {
+        case status, reason
+        case idvAuditTransactionID = "idv_audit_transaction_id"
+        case orchestrationUseCase = "orchestration_use_case"
+        case auditMetrics = "audit_metrics"
+    }
+
+    public init(status: String, idvAuditTransactionID: String, orchestrationUseCase: String, reason: String, auditMetrics: AuditMetrics) {
+        self.status = status
+        self.idvAuditTransactionID = idvAuditTransactionID
+        self.orchestrationUseCase = orchestrationUseCase
+        self.reason = reason
+        self.auditMetrics = auditMetrics
+    }
+}
+
+/// Start and end of the transaction, seconds since 1970.
+public struct AuditMetrics: Codable, Equatable, Sendable {
+    public var startTimestamp: Int64
+    public var endTimestamp: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case startTimestamp = "start_timestamp"
+        case endTimestamp = "end_timestamp"
+    }
+
+    public init(startTimestamp: Int64, endTimestamp: Int64) {
+        self.startTimestamp = startTimestamp
+        self.endTimestamp = endTimestamp
+    }
+}

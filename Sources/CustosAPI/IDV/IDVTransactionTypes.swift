@@ -1,0 +1,149 @@
+import Foundation
+
+/// Consent to keep a biometric template (workflows 6 and 10).
+public struct IDVConsent: Codable, Equatable, Sendable {
+    public var accepted: Bool
+    /// The version of the consent text the user was shown.
+    public var version: String
+
+    public init(accepted: Bool, version: String) {
+        self.accepted = accepted
+        self.version = version
+    }
+}
+
+/// `POST /v1/idv/transactions`: start a selfie workflow (6 KYC, 8 server biometric
+/// authentication, 10 biometric opt-in).
+public struct IDVInitiateRequest: Codable, Equatable, Sendable {
+    public var workflow: Int
+    public var reason: String?
+    public var consent: IDVConsent?
+
+    public init(workflow: Int, reason: String? = nil, consent: IDVConsent? = nil) {
+        self.workflow = workflow
+        self.reason = reason
+        self.consent = consent
+    }
+}
+
+/// An IDV transaction. When `result` is present the transaction is already over (workflow 8
+/// without a template: 600).
+public struct IDVTransactionInfo: Codable, Equatable, Sendable {
+    public var idvAuditTransactionID: String
+    public var workflow: Int
+    public var challengeMode: Int?
+    public var orchestrationUseCase: String
+    public var reason: String
+    /// awaiting_confirmation, challenged, completed, cancelled.
+    public var state: String
+    public var expiresAt: Date
+    public var result: IDVResultResponse?
+
+    enum CodingKeys: String, CodingKey {
+        case workflow, reason, state, result
+        case idvAuditTransactionID = "idv_audit_transaction_id"
+        case challengeMode = "challenge_mode"
+        case orchestrationUseCase = "orchestration_use_case"
+        case expiresAt = "expires_at"
+    }
+
+    public init(idvAuditTransactionID: String, workflow: Int, challengeMode: Int?, orchestrationUseCase: String, reason: String,
+                state: String, expiresAt: Date, result: IDVResultResponse?) {
+        self.idvAuditTransactionID = idvAuditTransactionID
+        self.workflow = workflow
+        self.challengeMode = challengeMode
+        self.orchestrationUseCase = orchestrationUseCase
+        self.reason = reason
+        self.state = state
+        self.expiresAt = expiresAt
+        self.result = result
+    }
+}
+
+/// One action of a liveness challenge, with the instruction to show.
+public struct LivenessActionInfo: Codable, Equatable, Sendable {
+    /// turn_left, turn_right or blink (the subject's own left and right).
+    public var action: String
+    public var instruction: String
+
+    public init(action: String, instruction: String) {
+        self.action = action
+        self.instruction = instruction
+    }
+}
+
+/// `POST /v1/idv/transactions/{id}/confirm`: the liveness challenge.
+public struct LivenessChallengeInfo: Codable, Equatable, Sendable {
+    public var idvAuditTransactionID: String
+    public var workflow: Int
+    /// Single-use; send it back with the frames.
+    public var nonce: String
+    /// To perform in this order.
+    public var actions: [LivenessActionInfo]
+    public var minDurationMs: Int
+    public var maxDurationMs: Int
+    public var minFrames: Int
+    public var maxFrames: Int
+    public var maxFrameBytes: Int
+    public var expiresAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case workflow, nonce, actions
+        case idvAuditTransactionID = "idv_audit_transaction_id"
+        case minDurationMs = "min_duration_ms"
+        case maxDurationMs = "max_duration_ms"
+        case minFrames = "min_frames"
+        case maxFrames = "max_frames"
+        case maxFrameBytes = "max_frame_bytes"
+        case expiresAt = "expires_at"
+    }
+
+    public init(idvAuditTransactionID: String, workflow: Int, nonce: String, actions: [LivenessActionInfo], minDurationMs: Int,
+                maxDurationMs: Int, minFrames: Int, maxFrames: Int, maxFrameBytes: Int, expiresAt: Date) {
+        self.idvAuditTransactionID = idvAuditTransactionID
+        self.workflow = workflow
+        self.nonce = nonce
+        self.actions = actions
+        self.minDurationMs = minDurationMs
+        self.maxDurationMs = maxDurationMs
+        self.minFrames = minFrames
+        self.maxFrames = maxFrames
+        self.maxFrameBytes = maxFrameBytes
+        self.expiresAt = expiresAt
+    }
+}
+
+/// One captured frame: JPEG bytes (standard base64 in JSON) and the capture time in ms.
+public struct FrameUpload: Codable, Equatable, Sendable {
+    public var capturedAtMs: Int64
+    public var image: Data
+
+    enum CodingKeys: String, CodingKey {
+        case image
+        case capturedAtMs = "captured_at_ms"
+    }
+
+    public init(capturedAtMs: Int64, image: Data) {
+        self.capturedAtMs = capturedAtMs
+        self.image = image
+    }
+}
+
+/// `POST /v1/idv/transactions/{id}/frames`: the answer to the challenge.
+public struct IDVFramesRequest: Codable, Equatable, Sendable {
+    public var nonce: String
+    public var frames: [FrameUpload]
+    /// KYC (workflow 6): the document portrait (JPEG or PNG, standard base64).
+    public var documentImage: Data?
+
+    enum CodingKeys: String, CodingKey {
+        case nonce, frames
+        case documentImage = "document_image"
+    }
+
+    public init(nonce: String, frames: [FrameUpload], documentImage: Data? = nil) {
+        self.nonce = nonce
+        self.frames = frames
+        self.documentImage = documentImage
+    }
+}

@@ -1,0 +1,29 @@
+/// `GET /v1/idv/template` (and the answer of `DELETE`): whether the user has a face template
+/// on the server. `status_code` 100: it exists; 600: it does not.
+public struct TemplateStatusResponse: Codable, Equatable, Sendable {
+    public var statusCode: Int
+    public var statusMessage: String
+    public var orchestrationUseCase: String
+    /// true when the template exists (after a delete: whether one was deleted).
+    public var result: Bool
+    public var attemptsLeft: Int
+    public var userID: String
+
+    enum CodingKeys: String, CodingKey {
+        case result
+        case statusCode = "status_code"
+        case statusMessage = "status_message"
+        case orchestrationUseCase = "orchestration_use_case"
+        case attemptsLeft = "attempts_left"
+        case userID = "user_id"
+    }
+
+    public init(statusCode: Int, statusMessage: String, orchestrationUseCase: String, result: Bool, attemptsLeft: Int, userID: String) {
+        self.statusCode = statusCode
+        self.statusMessage = statusMessage
+        self.orchestrationUseCase = orchestrationUseCase
+        self.result = result
+        self.attemptsLeft = attemptsLeft
+        self.userID = userID
+    }
+}

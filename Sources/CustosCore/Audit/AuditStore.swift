@@ -1,0 +1,39 @@
+import Foundation
+
+/// Where the audit trail lives: an append-only chain of `AuditEvent`s. There is no way to
+/// change or remove an event through this port.
+///
+/// Implementations throw `StoreError` for database failures, and
+/// `AuditError.unreadableEvent` for a stored row that cannot be read back as an event (its
+/// details are not a JSON object of strings, say), naming its sequence.
+public protocol AuditStore: Sendable {
+    /// Appends one event atomically with the chain: inside one database transaction it locks
+    /// the chain against every other appender (other threads and other server processes on
+    /// the same database), reads the chain's head (the last event's sequence and hash; nil for
+    /// an empty trail), calls `make` with it and inserts what `make` returns. Returns the
+    /// stored event.
+    ///
+    /// The returned event must continue the chain: sequence `head.sequence + 1` (1 for the
+    /// first) and `previousHash == head.hash` (`AuditEvent.genesisHash` for the first);
+    /// otherwise nothing is written and `AuditError.chainConflict` is thrown. An error thrown
+    /// by `make` rolls back and is rethrown. `make` runs while the chain is locked: keep it
+    /// short (compute a hash, read the clock), no I/O.
+    func appendAuditEvent(_ make: (_ head: AuditChainHead?) throws -> AuditEvent) throws -> AuditEvent
+
+    /// Up to `limit` (> 0) events with a sequence above `afterSequence`, in ascending sequence
+    /// order; only those of `userID` and of `transactionID` when given.
+    func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?) throws -> [AuditEvent]
+}
+
+/// The end of the chain an appended event links to.
+public struct AuditChainHead: Sendable, Equatable {
+    /// The last event's sequence.
+    public var sequence: Int64
+    /// The last event's hash.
+    public var hash: Data
+
+    public init(sequence: Int64, hash: Data) {
+        self.sequence = sequence
+        self.hash = hash
+    }
+}

@@ -1,0 +1,61 @@
+/// What the caller of a selfie workflow did wrong; `kind` maps to an HTTP status in one place.
+public enum IDVError: Error, Equatable, Sendable {
+    case invalidInput(field: String, reason: String)
+    case consentRequired
+    case transactionNotFound
+    /// The transaction is not in the state the call needs (e.g. frames before confirmation).
+    case transactionState(IDVTransaction.State)
+    case transactionExpired
+    /// The challenge nonce is unknown, used, expired or belongs to another transaction.
+    case challengeRejected
+    case frameTooLarge(index: Int, limit: Int)
+    case frameNotJPEG(index: Int)
+    /// The frame (or document image) could not be decoded: the face engine's code.
+    case imageUnreadable(what: String, code: String)
+    case documentMissing
+    case documentNoFace
+
+    public enum Kind: Sendable { case invalidInput, notFound, conflict, tooLarge, unsupportedMedia }
+
+    public var kind: Kind {
+        switch self {
+        case .invalidInput, .consentRequired, .imageUnreadable, .documentMissing, .documentNoFace: .invalidInput
+        case .transactionNotFound: .notFound
+        case .transactionState, .transactionExpired, .challengeRejected: .conflict
+        case .frameTooLarge: .tooLarge
+        case .frameNotJPEG: .unsupportedMedia
+        }
+    }
+
+    public var code: String {
+        switch self {
+        case .invalidInput: "invalid_field"
+        case .consentRequired: "consent_required"
+        case .transactionNotFound: "idv_transaction_not_found"
+        case .transactionState: "idv_transaction_state"
+        case .transactionExpired: "idv_transaction_expired"
+        case .challengeRejected: "challenge_replayed"
+        case .frameTooLarge: "frame_too_large"
+        case .frameNotJPEG: "frame_not_jpeg"
+        case .imageUnreadable: "image_unreadable"
+        case .documentMissing: "document_missing"
+        case .documentNoFace: "document_no_face"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .invalidInput(let field, let reason): "Field '\(field)' \(reason)."
+        case .consentRequired: "This workflow creates a biometric template: consent (accepted, with its text version) is required."
+        case .transactionNotFound: "No such IDV transaction."
+        case .transactionState(let state): "The IDV transaction is \(state.rawValue.replacingOccurrences(of: "_", with: " ")); this step is not possible now."
+        case .transactionExpired: "The IDV transaction or its challenge expired; start a new one."
+        case .challengeRejected: "The challenge nonce is unknown, used or expired; start a new transaction."
+        case .frameTooLarge(let index, let limit): "Frame \(index + 1) is larger than \(limit) bytes."
+        case .frameNotJPEG(let index): "Frame \(index + 1) is not a JPEG image."
+        case .imageUnreadable(let what, let code): "The \(what) cannot be read (\(code))."
+        case .documentMissing: "KYC needs the document portrait image."
+        case .documentNoFace: "No face was found in the document image."
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+
+/// The rules of the selfie workflows; every value is configuration.
+public struct IDVPolicy: Sendable, Hashable {
+    public var liveness = LivenessPolicy()
+    /// Descriptor distance at or below which two faces are the same person (`custos eval
+    /// calibrate`, README). On the project's 2211 face pairs `--target-fmr 1e-3` gives 0.6213
+    /// (2 false matches of 2137); the default stays below the first false match (0.6158) and
+    /// above every genuine pair (0.5742): no false match and no false non-match there.
+    public static let calibratedThreshold = 0.575
+    public var matchThreshold: Double = IDVPolicy.calibratedThreshold
+    /// How many of the best frames go into a template (and into the live probe).
+    public var templateFrames: Int = 3
+    /// How long a transaction may take from initiation to frames, seconds.
+    public var transactionLifetime: TimeInterval = 600
+    /// A frame once submitted is refused as a replay for this long, seconds.
+    public var seenFrameMemory: TimeInterval = 90 * 24 * 3600
+    /// Longest `reason` and consent version, characters.
+    public var maximumReasonLength = 200
+
+    public init() {}
+
+    public func validate() throws(LivenessPolicyError) {
+        try liveness.validate()
+        guard matchThreshold > 0, matchThreshold < 2 else { throw LivenessPolicyError(message: "match threshold must be in (0, 2)") }
+        guard (1...10).contains(templateFrames) else { throw LivenessPolicyError(message: "template frames must be 1-10") }
+        guard transactionLifetime >= liveness.challengeLifetime else {
+            throw LivenessPolicyError(message: "the transaction lifetime must be at least the challenge lifetime")
+        }
+    }
+}
+
+/// One frame as the client captured it.
+public struct CapturedFrame: Sendable {
+    /// Capture time in milliseconds (the client's clock; only differences count).
+    public var capturedAtMilliseconds: Int64
+    /// JPEG bytes.
+    public var jpeg: Data
+
+    public init(capturedAtMilliseconds: Int64, jpeg: Data) {
+        self.capturedAtMilliseconds = capturedAtMilliseconds
+        self.jpeg = jpeg
+    }
+}
+
+/// The liveness challenge handed to the client once it confirmed the start.
+public struct IssuedChallenge: Sendable, Equatable {
+    public var transactionID: String
+    public var workflow: IDVWorkflow
+    /// Single-use; only its digest is stored.
+    public var nonce: String
+    public var challenge: LivenessChallenge
+    public var expiresAt: Date
+    public var minimumFrames: Int
+    public var maximumFrames: Int
+    public var maximumFrameBytes: Int
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// Server biometrics: template status, enrollment (opt-in workflow 10, KYC workflow 6),
+/// authentication (workflow 8) with a liveness challenge, opt-out and template key rotation.
+///
+/// Templates are sealed at rest; nonces, seen frames and attempts change atomically in the
+/// store; every transaction, verdict, enrollment, opt-out and rotation goes to the audit
+/// trail (never a descriptor, image or secret). Synchronous and thread-safe.
+public final class IDVService: Sendable {
+    public typealias Storage = IDVTransactionStore & TemplateStore & SingleUseTokenStore
+
+    let store: any Storage
+    let identity: IdentityService
+    let faces: any FaceAnalyzer
+    let liveness: any LivenessDetector
+    let vault: TemplateVault
+    let audit: AuditTrail
+    let digester: any SecretDigester
+    let random: any RandomSource
+    let clock: any Clock
+    public let policy: IDVPolicy
+
+    enum Purpose {
+        static let challengeNonce = "idv_nonce"
+        static let seenFrame = "idv_frame"
+    }
+
+    public init(store: any Storage, identity: IdentityService, faces: any FaceAnalyzer, liveness: any LivenessDetector,
+                cipher: any TemplateCipher, audit: AuditTrail, digester: any SecretDigester, random: any RandomSource,
+                clock: any Clock, policy: IDVPolicy) {
+        self.store = store
+        self.identity = identity
+        self.faces = faces
+        self.liveness = liveness
+        vault = TemplateVault(store: store, cipher: cipher, random: random)
+        self.audit = audit
+        self.digester = digester
+        self.random = random
+        self.clock = clock
+        self.policy = policy
+    }
+
+    /// 100 when the user has a template, 600 when not.
+    public func templateStatus(userID: String) throws -> TemplateStatus {
+        TemplateStatus(userID: userID, exists: try store.template(userID: userID) != nil,
+                       attemptsLeft: try identity.attemptsLeft(userID: userID))
+    }
+
+    /// Deletes the user's template (biometric opt-out); false when there was none.
+    @discardableResult
+    public func optOut(userID: String) throws -> Bool {
+        guard try store.deleteTemplate(userID: userID) else { return false }
+        try audit.record(.optOut, userID: userID)
+        return true
+    }
+
+    func newID() -> String { random.bytes(count: 16).map { String(format: "%02x", $0) }.joined() }
+}

@@ -1,0 +1,32 @@
+import Foundation
+
+/// What a capture must show: the actions in order, within a time window.
+public struct LivenessChallenge: Sendable, Hashable, Codable {
+    public var actions: [LivenessAction]
+    /// The capture (first to last frame) lasts at least this long…
+    public var minimumDuration: TimeInterval
+    /// …and at most this long.
+    public var maximumDuration: TimeInterval
+
+    public init(actions: [LivenessAction], minimumDuration: TimeInterval, maximumDuration: TimeInterval) {
+        self.actions = actions
+        self.minimumDuration = minimumDuration
+        self.maximumDuration = maximumDuration
+    }
+}
+
+/// One uploaded frame after face analysis.
+public struct LivenessFrame: Sendable {
+    /// When the client captured it, in milliseconds (any epoch; only differences count).
+    public var capturedAtMilliseconds: Int64
+    /// SHA-256 of the frame's bytes: identical frames are a replay.
+    public var digest: Data
+    /// The faces found, best detection first (with 68-point landmarks and descriptors).
+    public var faces: [Face]
+
+    public init(capturedAtMilliseconds: Int64, digest: Data, faces: [Face]) {
+        self.capturedAtMilliseconds = capturedAtMilliseconds
+        self.digest = digest
+        self.faces = faces
+    }
+}

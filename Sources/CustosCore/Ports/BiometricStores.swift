@@ -1,0 +1,40 @@
+import Foundation
+
+/// IDV transactions.
+public protocol IDVTransactionStore: Sendable {
+    func createTransaction(_ transaction: IDVTransaction) throws
+    func transaction(id: String) throws -> IDVTransaction?
+    /// Writes `transaction` only if the stored one is still in `expected` state; false
+    /// otherwise (another request moved it on first).
+    func updateTransaction(_ transaction: IDVTransaction, expected: IDVTransaction.State) throws -> Bool
+}
+
+/// Sealed face templates (one per user) and the registry of template keys.
+public protocol TemplateStore: Sendable {
+    func template(userID: String) throws -> SealedTemplate?
+    /// Creates or replaces the user's template.
+    func saveTemplate(_ template: SealedTemplate) throws
+    /// Deletes it; false when there was none.
+    @discardableResult
+    func deleteTemplate(userID: String) throws -> Bool
+    /// Up to `limit` templates sealed under another key than `keyID`.
+    func templates(notSealedWith keyID: String, limit: Int) throws -> [SealedTemplate]
+    /// Replaces the sealed bytes only if the row is still sealed with `expectedKeyID`.
+    func resealTemplate(_ template: SealedTemplate, expectedKeyID: String) throws -> Bool
+
+    /// The key new templates are sealed with; nil before the first.
+    func activeTemplateKeyID() throws -> String?
+    /// Makes `keyID` the only active key (registering it).
+    func activateTemplateKey(_ keyID: String, at now: Date) throws
+    /// Forgets inactive keys no template uses; returns how many.
+    @discardableResult
+    func pruneTemplateKeys() throws -> Int
+}
+
+/// Seals templates: AES-256-GCM under a key derived from the master key for `keyID`, with
+/// `associatedData` (the user id) bound in, so a template cannot be moved to another user.
+public protocol TemplateCipher: Sendable {
+    func seal(_ plaintext: Data, keyID: String, associatedData: Data) throws -> Data
+    /// Throws when the data was altered or belongs to another key or user.
+    func open(_ sealed: Data, keyID: String, associatedData: Data) throws -> Data
+}

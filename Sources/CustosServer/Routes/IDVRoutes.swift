@@ -1,0 +1,59 @@
+import CustosAPI
+import CustosCore
+import CustosHTTP
+import Foundation
+
+/// The app's selfie workflows (session bearer token): template status, opt-out, and the
+/// transaction steps initiate → confirm (challenge) or cancel → frames (result).
+enum IDVRoutes {
+    static func register(on router: inout Router, identity: IdentityService, idv: IDVService?) {
+        @Sendable func service() throws -> IDVService {
+            guard let idv else { throw IDVUnavailable() }
+            return idv
+        }
+        router.get("/v1/idv/template") { request in
+            let session = try RequestAuthentication.session(request, identity)
+            return try .wire(IDVWireMapping.templateStatus(try service().templateStatus(userID: session.userID)))
+        }
+        router.delete("/v1/idv/template") { request in
+            let session = try RequestAuthentication.session(request, identity)
+            let idv = try service()
+            let deleted = try idv.optOut(userID: session.userID)
+            return try .wire(TemplateStatusResponse(
+                statusCode: deleted ? 100 : 600, statusMessage: deleted ? "Template deleted" : "No template",
+                orchestrationUseCase: "RDNA_IDV_BIOMETRIC_OPT_OUT", result: deleted,
+                attemptsLeft: try identity.attemptsLeft(userID: session.userID), userID: session.userID))
+        }
+        router.post("/v1/idv/transactions") { request in
+            let session = try RequestAuthentication.session(request, identity)
+            let body = try request.wire(IDVInitiateRequest.self)
+            guard let workflow = IDVWorkflow(rawValue: body.workflow) else {
+                throw IDVError.invalidInput(field: "workflow", reason: "must be 6 (KYC), 8 (server biometric authentication) or 10 (opt-in)")
+            }
+            let transaction = try service().initiate(userID: session.userID, workflow: workflow, reason: body.reason,
+                                                     consent: body.consent.map { BiometricConsent(accepted: $0.accepted, version: $0.version) })
+            return try .wire(IDVWireMapping.transaction(transaction), status: 201)
+        }
+        router.post("/v1/idv/transactions/{id}/confirm") { request in
+            let session = try RequestAuthentication.session(request, identity)
+            let challenge = try service().confirm(userID: session.userID, transactionID: try request.parameter("id"))
+            return try .wire(IDVWireMapping.challenge(challenge))
+        }
+        router.post("/v1/idv/transactions/{id}/cancel") { request in
+            let session = try RequestAuthentication.session(request, identity)
+            let transaction = try service().cancel(userID: session.userID, transactionID: try request.parameter("id"))
+            return try .wire(IDVWireMapping.result(of: transaction))
+        }
+        router.post("/v1/idv/transactions/{id}/frames") { request in
+            let session = try RequestAuthentication.session(request, identity)
+            let body = try request.wire(IDVFramesRequest.self)
+            let frames = body.frames.map { CapturedFrame(capturedAtMilliseconds: $0.capturedAtMs, jpeg: $0.image) }
+            let transaction = try service().submit(userID: session.userID, transactionID: try request.parameter("id"), nonce: body.nonce,
+                                                   frames: frames, document: body.documentImage)
+            return try .wire(IDVWireMapping.result(of: transaction))
+        }
+    }
+}
+
+/// The server runs without the face engine (models not installed).
+struct IDVUnavailable: Error {}

@@ -1,0 +1,54 @@
+import CustosAPI
+import CustosCore
+import Foundation
+
+/// IDV domain values → wire types.
+enum IDVWireMapping {
+    static func templateStatus(_ status: TemplateStatus) -> TemplateStatusResponse {
+        TemplateStatusResponse(statusCode: status.statusCode, statusMessage: status.exists ? "Success" : "No template",
+                               orchestrationUseCase: IDVWorkflow.templateCheckUseCase, result: status.exists,
+                               attemptsLeft: status.attemptsLeft, userID: status.userID)
+    }
+
+    static func transaction(_ transaction: IDVTransaction) -> IDVTransactionInfo {
+        IDVTransactionInfo(idvAuditTransactionID: transaction.id, workflow: transaction.workflow.rawValue,
+                           challengeMode: transaction.workflow.challengeMode, orchestrationUseCase: transaction.workflow.orchestrationUseCase,
+                           reason: transaction.reason, state: transaction.state.rawValue, expiresAt: transaction.expiresAt,
+                           result: transaction.result == nil ? nil : result(of: transaction))
+    }
+
+    static func challenge(_ issued: IssuedChallenge) -> LivenessChallengeInfo {
+        LivenessChallengeInfo(
+            idvAuditTransactionID: issued.transactionID, workflow: issued.workflow.rawValue, nonce: issued.nonce,
+            actions: issued.challenge.actions.map { LivenessActionInfo(action: $0.rawValue, instruction: $0.instruction) },
+            minDurationMs: Int(issued.challenge.minimumDuration * 1000), maxDurationMs: Int(issued.challenge.maximumDuration * 1000),
+            minFrames: issued.minimumFrames, maxFrames: issued.maximumFrames, maxFrameBytes: issued.maximumFrameBytes,
+            expiresAt: issued.expiresAt)
+    }
+
+    static func result(of transaction: IDVTransaction) -> IDVResultResponse {
+        let result = transaction.result ?? IDVResult(status: .cancelled, attemptsLeft: 0)
+        let biometric = result.decision.map { decision in
+            BiometricResultInfo(displayText: decision.rawValue, score: result.distance.map { max(0, (10000 * (1 - $0)).rounded() / 10000) },
+                                distance: result.distance, threshold: result.threshold, livenessReason: result.livenessFailure?.rawValue)
+        }
+        let audit = IDVAuditInfo(
+            status: result.succeeded ? "SUCCESS" : "FAILURE", idvAuditTransactionID: transaction.id,
+            orchestrationUseCase: transaction.workflow.orchestrationUseCase, reason: transaction.reason,
+            auditMetrics: AuditMetrics(startTimestamp: Int64(transaction.createdAt.timeIntervalSince1970),
+                                       endTimestamp: Int64((transaction.completedAt ?? transaction.createdAt).timeIntervalSince1970)))
+        return IDVResultResponse(statusCode: result.status.rawValue, statusMessage: message(result), userID: transaction.userID,
+                                 workflow: transaction.workflow.rawValue, challengeMode: transaction.workflow.challengeMode,
+                                 purpose: transaction.reason, attempts: result.attempts, attemptsLeft: result.attemptsLeft,
+                                 biometricResult: biometric, idvAuditInfo: audit, templateCreated: result.templateCreated)
+    }
+
+    private static func message(_ result: IDVResult) -> String {
+        switch result.status {
+        case .success: "Success"
+        case .noTemplate: "No biometric template on the server; complete the biometric opt-in first."
+        case .attemptsExhausted: "Attempts exhausted; the user is locked for a while."
+        case .cancelled: "The user cancelled the selfie process."
+        }
+    }
+}

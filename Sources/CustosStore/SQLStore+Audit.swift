@@ -1,0 +1,83 @@
+import CustosCore
+import Foundation
+
+// MARK: - AuditStore
+
+extension SQLStore: AuditStore {
+    /// The columns every audit query selects, in the order `auditEvent(from:)` reads them.
+    private static let auditColumns = "sequence, occurred_at, kind, user_id, transaction_id, details, previous_hash, hash"
+
+    /// One transaction that first takes the chain's lock: PostgreSQL `LOCK TABLE … IN
+    /// EXCLUSIVE MODE` (other appenders, on any node, wait; readers do not), SQLite the single
+    /// writer's `BEGIN IMMEDIATE` (other processes wait up to the busy timeout). The head is
+    /// read after the lock, so it is the committed last event.
+    public func appendAuditEvent(_ make: (_ head: AuditChainHead?) throws -> AuditEvent) throws -> AuditEvent {
+        try database.transaction { connection in
+            if database.dialect == .postgresql {
+                try connection.execute("LOCK TABLE audit_events IN EXCLUSIVE MODE")
+            }
+            let head = try connection.queryFirst("SELECT sequence, hash FROM audit_events ORDER BY sequence DESC LIMIT 1")
+                .map { AuditChainHead(sequence: try $0.int64(0), hash: try $0.data(1)) }
+            let event = try make(head)
+            guard event.sequence == (head?.sequence ?? 0) + 1 else {
+                throw AuditError.chainConflict("sequence \(event.sequence) does not follow \(head?.sequence ?? 0)")
+            }
+            guard event.previousHash == head?.hash ?? AuditEvent.genesisHash else {
+                throw AuditError.chainConflict("the previous hash of event \(event.sequence) is not the head's hash")
+            }
+            try connection.execute(
+                "INSERT INTO audit_events (\(Self.auditColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    .integer(event.sequence), .date(event.occurredAt), .text(event.kind), .optionalText(event.userID),
+                    .optionalText(event.transactionID), .text(try Self.detailsJSON(event.details)),
+                    .blob(event.previousHash), .blob(event.hash),
+                ]
+            )
+            return event
+        }
+    }
+
+    /// Keyset paging on the sequence; the filters are added only when given. A `limit` of 0
+    /// or less returns no events.
+    public func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?) throws -> [AuditEvent] {
+        guard limit > 0 else { return [] }
+        var conditions = ["sequence > ?"]
+        var binds: [SQLValue] = [.integer(afterSequence)]
+        if let userID {
+            conditions.append("user_id = ?")
+            binds.append(.text(userID))
+        }
+        if let transactionID {
+            conditions.append("transaction_id = ?")
+            binds.append(.text(transactionID))
+        }
+        let rows = try database.select(
+            "SELECT \(Self.auditColumns) FROM audit_events WHERE \(conditions.joined(separator: " AND ")) ORDER BY sequence LIMIT ?",
+            binds + [.integer(Int64(limit))]
+        )
+        return try rows.map(Self.auditEvent(from:))
+    }
+
+    /// A row that does not read back as an event is `AuditError.unreadableEvent` naming its
+    /// sequence, so `AuditTrail.verify()` can report where the chain breaks.
+    private static func auditEvent(from row: SQLRow) throws -> AuditEvent {
+        let sequence = try row.int64(0)
+        guard let details = try? JSONDecoder().decode([String: String].self, from: row.data(5)) else {
+            throw AuditError.unreadableEvent(sequence: sequence, reason: "details are not a JSON object of strings")
+        }
+        do {
+            return AuditEvent(
+                sequence: sequence, occurredAt: try row.date(1), kind: try row.string(2), userID: try row.optionalString(3),
+                transactionID: try row.optionalString(4), details: details, previousHash: try row.data(6), hash: try row.data(7)
+            )
+        } catch {
+            throw AuditError.unreadableEvent(sequence: sequence, reason: String(describing: error))
+        }
+    }
+
+    private static func detailsJSON(_ details: [String: String]) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(details), as: UTF8.self)
+    }
+}

@@ -1,0 +1,143 @@
+import CustosCore
+import Foundation
+
+// MARK: - IDVTransactionStore
+
+extension SQLStore: IDVTransactionStore {
+    private static let transactionColumns = """
+        id, user_id, workflow, reason, state, consent_version, created_at, expires_at, challenge, challenge_issued_at, \
+        completed_at, result
+        """
+
+    public func createTransaction(_ transaction: IDVTransaction) throws {
+        try database.execute(
+            "INSERT INTO idv_transactions (\(Self.transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [.text(transaction.id), .text(transaction.userID)] + (try Self.transactionFields(transaction))
+        )
+    }
+
+    public func transaction(id: String) throws -> IDVTransaction? {
+        let rows = try database.select("SELECT \(Self.transactionColumns) FROM idv_transactions WHERE id = ?", [.text(id)])
+        return try rows.first.map(Self.transaction(from:))
+    }
+
+    public func updateTransaction(_ transaction: IDVTransaction, expected: IDVTransaction.State) throws -> Bool {
+        let changed = try database.execute(
+            """
+            UPDATE idv_transactions SET workflow = ?, reason = ?, state = ?, consent_version = ?, created_at = ?, expires_at = ?,
+                challenge = ?, challenge_issued_at = ?, completed_at = ?, result = ?
+            WHERE id = ? AND state = ?
+            """,
+            (try Self.transactionFields(transaction)) + [.text(transaction.id), .text(expected.rawValue)]
+        )
+        return changed > 0
+    }
+
+    private static func transactionFields(_ t: IDVTransaction) throws -> [SQLValue] {
+        [
+            .integer(Int64(t.workflow.rawValue)), .text(t.reason), .text(t.state.rawValue), .optionalText(t.consentVersion),
+            .date(t.createdAt), .date(t.expiresAt), .optionalText(try t.challenge.map(json)), .optionalDate(t.challengeIssuedAt),
+            .optionalDate(t.completedAt), .optionalText(try t.result.map(json)),
+        ]
+    }
+
+    private static func transaction(from row: SQLRow) throws -> IDVTransaction {
+        guard let workflow = IDVWorkflow(rawValue: try row.int(2)) else { throw StoreError.failure("idv_transactions.workflow: unknown value") }
+        return IDVTransaction(
+            id: try row.string(0), userID: try row.string(1), workflow: workflow, reason: try row.string(3),
+            state: try row.enumValue(IDVTransaction.State.self, 4, column: "idv_transactions.state"),
+            consentVersion: try row.optionalString(5), createdAt: try row.date(6), expiresAt: try row.date(7),
+            challenge: try row.optionalString(8).map { try decode(LivenessChallenge.self, $0, column: "challenge") },
+            challengeIssuedAt: try row.optionalDate(9), completedAt: try row.optionalDate(10),
+            result: try row.optionalString(11).map { try decode(IDVResult.self, $0, column: "result") })
+    }
+
+    private static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    private static func decode<T: Decodable>(_ type: T.Type, _ text: String, column: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: Data(text.utf8))
+        } catch {
+            throw StoreError.failure("idv_transactions.\(column): unreadable JSON")
+        }
+    }
+}
+
+// MARK: - TemplateStore
+
+extension SQLStore: TemplateStore {
+    private static let templateColumns = """
+        user_id, key_id, ciphertext, model_id, quality, workflow, consent_version, consent_at, created_at, updated_at
+        """
+
+    public func template(userID: String) throws -> SealedTemplate? {
+        let rows = try database.select("SELECT \(Self.templateColumns) FROM biometric_templates WHERE user_id = ?", [.text(userID)])
+        return try rows.first.map(Self.template(from:))
+    }
+
+    public func saveTemplate(_ template: SealedTemplate) throws {
+        try database.execute(
+            """
+            INSERT INTO biometric_templates (\(Self.templateColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (user_id) DO UPDATE SET key_id = excluded.key_id, ciphertext = excluded.ciphertext,
+                model_id = excluded.model_id, quality = excluded.quality, workflow = excluded.workflow,
+                consent_version = excluded.consent_version, consent_at = excluded.consent_at, updated_at = excluded.updated_at
+            """,
+            [
+                .text(template.userID), .text(template.keyID), .blob(template.ciphertext), .text(template.modelID),
+                .real(template.quality), .integer(Int64(template.workflow.rawValue)), .text(template.consentVersion),
+                .date(template.consentAt), .date(template.createdAt), .date(template.updatedAt),
+            ]
+        )
+    }
+
+    @discardableResult
+    public func deleteTemplate(userID: String) throws -> Bool {
+        try database.execute("DELETE FROM biometric_templates WHERE user_id = ?", [.text(userID)]) > 0
+    }
+
+    public func templates(notSealedWith keyID: String, limit: Int) throws -> [SealedTemplate] {
+        let rows = try database.select(
+            "SELECT \(Self.templateColumns) FROM biometric_templates WHERE key_id <> ? ORDER BY user_id LIMIT ?",
+            [.text(keyID), .integer(Int64(limit))]
+        )
+        return try rows.map(Self.template(from:))
+    }
+
+    public func resealTemplate(_ template: SealedTemplate, expectedKeyID: String) throws -> Bool {
+        try database.execute(
+            "UPDATE biometric_templates SET key_id = ?, ciphertext = ? WHERE user_id = ? AND key_id = ?",
+            [.text(template.keyID), .blob(template.ciphertext), .text(template.userID), .text(expectedKeyID)]
+        ) > 0
+    }
+
+    public func activeTemplateKeyID() throws -> String? {
+        try database.select("SELECT id FROM template_keys WHERE active = 1 ORDER BY created_at DESC, id LIMIT 1").first?.string(0)
+    }
+
+    public func activateTemplateKey(_ keyID: String, at now: Date) throws {
+        try database.transaction { connection in
+            _ = try connection.execute("UPDATE template_keys SET active = 0 WHERE active = 1", [])
+            _ = try connection.execute("INSERT INTO template_keys (id, created_at, active) VALUES (?, ?, 1)", [.text(keyID), .date(now)])
+        }
+    }
+
+    @discardableResult
+    public func pruneTemplateKeys() throws -> Int {
+        try database.execute(
+            "DELETE FROM template_keys WHERE active = 0 AND id NOT IN (SELECT DISTINCT key_id FROM biometric_templates)"
+        )
+    }
+
+    private static func template(from row: SQLRow) throws -> SealedTemplate {
+        guard let workflow = IDVWorkflow(rawValue: try row.int(5)) else { throw StoreError.failure("biometric_templates.workflow: unknown value") }
+        return SealedTemplate(
+            userID: try row.string(0), keyID: try row.string(1), ciphertext: try row.data(2), modelID: try row.string(3),
+            quality: try row.double(4), workflow: workflow, consentVersion: try row.string(6), consentAt: try row.date(7),
+            createdAt: try row.date(8), updatedAt: try row.date(9))
+    }
+}

@@ -1,0 +1,76 @@
+import CustosAPI
+import CustosCore
+import Foundation
+
+/// `custos admin audit verify|list`: straight against the database, like `admin apikey`, so
+/// the audit can be checked with no server running.
+enum AdminAuditCommands {
+    static let all: [Command] = [verify, list]
+
+    static let verify = Command(spec: CommandSpec(
+        path: "admin audit verify", summary: "Recompute the audit hash chain; name the first broken event.",
+        options: DatabaseOptions.options)
+    ) { arguments in
+        let result = try withTrail(arguments) { try $0.verify() }
+        if let broken = result.firstBreak {
+            Console.out("audit chain broken at event \(broken.sequence): \(broken.reason); \(result.checked) events before it intact")
+            return .failure
+        }
+        Console.out("audit chain intact: \(result.checked) events")
+        if let head = result.headHash {
+            Console.out("head: event \(result.lastSequence), hash \(hex(head))")
+        }
+        return .ok
+    }
+
+    static let list = Command(spec: CommandSpec(
+        path: "admin audit list", summary: "List audit events, oldest first, a page at a time.",
+        options: [.value("user", "USER", "only this user's events"), .value("transaction", "ID", "only this transaction's events"),
+                  .value("after", "SEQ", "start after this sequence (default 0)"),
+                  .value("limit", "N", "page size 1-\(AuditTrail.maximumListLimit) (default 100)"),
+                  ClientOptions.json] + DatabaseOptions.options)
+    ) { arguments in
+        guard let limit = Int(arguments.value("limit") ?? "100"), (1...AuditTrail.maximumListLimit).contains(limit) else {
+            throw UsageError("--limit must be an integer from 1 to \(AuditTrail.maximumListLimit)")
+        }
+        guard let after = Int64(arguments.value("after") ?? "0"), after >= 0 else {
+            throw UsageError("--after must be a sequence number (0 or more)")
+        }
+        let events = try withTrail(arguments) { trail in
+            do {
+                return try trail.list(userID: arguments.value("user"), transactionID: arguments.value("transaction"),
+                                      afterSequence: after, limit: limit)
+            } catch AuditError.invalidIdentifier(let field) {
+                throw UsageError("--\(field == "user_id" ? "user" : "transaction") must not be empty or hold control characters")
+            }
+        }
+        let page = AuditEventList(events: events.map(info), nextAfter: events.count == limit ? events.last?.sequence : nil)
+        try ClientOptions.output(arguments, page) {
+            (page.events.isEmpty ? ["no audit events"] : page.events.map(describe)) + (page.nextAfter.map { ["more: --after \($0)"] } ?? [])
+        }
+        return .ok
+    }
+
+    private static func withTrail<T>(_ arguments: ParsedArguments, _ body: (AuditTrail) throws -> T) throws -> T {
+        try DatabaseOptions.withStore(arguments) { try body(ApplicationFactory.auditTrail(store: $0)) }
+    }
+
+    static func info(_ event: AuditEvent) -> AuditEventInfo {
+        AuditEventInfo(sequence: event.sequence, occurredAt: event.occurredAt, kind: event.kind, userID: event.userID,
+                       transactionID: event.transactionID, details: event.details,
+                       previousHash: hex(event.previousHash), hash: hex(event.hash))
+    }
+
+    /// `7  2026-01-02T03:04:05Z  idv.verdict  user=alice  transaction=t1  result=MATCHED`
+    static func describe(_ event: AuditEventInfo) -> String {
+        var fields = ["\(event.sequence)", iso(event.occurredAt), event.kind]
+        if let user = event.userID { fields.append("user=\(user)") }
+        if let transaction = event.transactionID { fields.append("transaction=\(transaction)") }
+        fields += event.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        return fields.joined(separator: "  ")
+    }
+
+    static func hex(_ bytes: Data) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,131 @@
+import CustosAPI
+import CustosFace
+import CustosSDK
+import Foundation
+
+/// `custos bench idv`: full server biometric authentications (workflow 8: initiate, confirm,
+/// frames, liveness and match) per second against a running server, through the SDK.
+enum BenchIDVCommand {
+    static let command = Command(spec: CommandSpec(
+        path: "bench idv", summary: "Measure server biometric authentications (latency, per second) against a running server.",
+        options: [ClientOptions.server, ClientOptions.apiKey,
+                  .value("enroll", "DIR", "JPEG frames each bench user opts in with (name order)"),
+                  .value("frames", "DIR", "JPEG frames of one authentication (name order)"),
+                  .value("fps", "N", "frame rate of the authentication frames (default 12)"),
+                  .value("enroll-fps", "N", "frame rate of the opt-in frames (default: --fps)"),
+                  .value("size", "WxH", "frames are placed on a canvas of this size (default 640x480)"),
+                  .value("seconds", "N", "how long to measure (default 10)"), .value("concurrency", "N", "parallel users (default 1)")])
+    ) { arguments in
+        guard let enrollPath = arguments.value("enroll"), let framesPath = arguments.value("frames") else {
+            throw UsageError("--enroll DIR and --frames DIR are required")
+        }
+        let fps = Double(arguments.value("fps") ?? "12") ?? 0
+        let enrollFPS = Double(arguments.value("enroll-fps") ?? arguments.value("fps") ?? "12") ?? 0
+        guard fps > 0, enrollFPS > 0 else { throw UsageError("--fps and --enroll-fps must be positive") }
+        let size = (arguments.value("size") ?? "640x480").split(separator: "x").compactMap { Int($0) }
+        guard size.count == 2, size.allSatisfy({ (64...4096).contains($0) }) else { throw UsageError("--size must be WxH, 64-4096 each") }
+        let seconds = Double(arguments.value("seconds") ?? "10") ?? 0
+        let concurrency = Int(arguments.value("concurrency") ?? "1") ?? 0
+        guard seconds > 0, concurrency > 0 else { throw UsageError("--seconds and --concurrency must be positive") }
+        let enrollFrames = try canvas(try jpegs(in: enrollPath), width: size[0], height: size[1])
+        let authFrames = try canvas(try jpegs(in: framesPath), width: size[0], height: size[1])
+        let admin = try ClientOptions.adminClient(arguments)
+        let server = try ClientOptions.serverURL(arguments)
+
+        let clients = try callServer {
+            try await withThrowingTaskGroup(of: CustosClient.self) { group in
+                for index in 0..<concurrency {
+                    group.addTask {
+                        let userID = "bench-idv-\(UUID().uuidString.prefix(8).lowercased())-\(index)"
+                        let created = try await admin.createUser(userID)
+                        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("custos-bench-\(UUID().uuidString)")
+                        let client = try CustosClient(configuration: .init(serverURL: server, keyStore: FileDeviceKeyStore(directory: keys)))
+                        _ = try await client.activate(userID: userID, activationCode: created.activation.activationCode,
+                                                      password: "bench password 123", deviceName: "bench")
+                        let enrolled = try await client.initiateIDVBiometricOptIn(
+                            consentVersion: "bench", frameSource: MemoryFrames(frames: enrollFrames, framesPerSecond: enrollFPS, tag: userID, pace: true))
+                        guard enrolled.templateCreated else {
+                            throw UsageError("opt-in failed: \(enrolled.biometricResult?.displayText ?? "?") \(enrolled.biometricResult?.livenessReason ?? "")")
+                        }
+                        return client
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+        }
+
+        let latencies = try callServer {
+            let deadline = Date().addingTimeInterval(seconds)
+            return try await withThrowingTaskGroup(of: [Double].self) { group in
+                for (index, client) in clients.enumerated() {
+                    group.addTask {
+                        var samples: [Double] = []
+                        var round = 0
+                        while Date() < deadline {
+                            round += 1
+                            // Fresh bytes each time: the server refuses a frame it has seen.
+                            let source = MemoryFrames(frames: authFrames, framesPerSecond: fps, tag: "\(index)-\(round)", pace: false)
+                            let start = DispatchTime.now().uptimeNanoseconds
+                            let result = try await client.initiateIDVServerBiometricAuthentication(reason: "bench", frameSource: source)
+                            guard result.biometricResult?.displayText == "MATCHED" else {
+                                throw UsageError("authentication answered \(result.statusCode) \(result.biometricResult?.displayText ?? "") \(result.biometricResult?.livenessReason ?? "")")
+                            }
+                            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                        }
+                        return samples
+                    }
+                }
+                return try await group.reduce(into: [Double]()) { $0 += $1 }.sorted()
+            }
+        }
+        guard !latencies.isEmpty else { throw UsageError("no authentication completed") }
+        let percentile = { (p: Double) in latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        Console.out(String(format: "server biometric authentications (%d frames %dx%d): %d in %.0fs, %.2f/s, whole flow p50 %.1f ms, p95 %.1f ms (concurrency %d)",
+                           authFrames.count, size[0], size[1], latencies.count, seconds, Double(latencies.count) / seconds,
+                           percentile(0.5), percentile(0.95), concurrency))
+        return .ok
+    }
+
+    private static func jpegs(in path: String) throws -> [Data] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: path))?
+            .filter { ["jpg", "jpeg"].contains(($0 as NSString).pathExtension.lowercased()) }.sorted() ?? []
+        guard !names.isEmpty else { throw UsageError("no JPEG frames in \(path)") }
+        return try names.map { name in
+            guard let data = FileManager.default.contents(atPath: (path as NSString).appendingPathComponent(name)) else {
+                throw UsageError("cannot read \(name) in \(path)")
+            }
+            return data
+        }
+    }
+
+    /// Each frame centred, unscaled, on a black canvas of the given size.
+    private static func canvas(_ frames: [Data], width: Int, height: Int) throws -> [Data] {
+        try frames.map { jpeg in
+            let image = try DecodedImage(data: jpeg)
+            let placed = try image.warped(by: .translation(dx: Double(width - image.width) / 2, dy: Double(height - image.height) / 2),
+                                          width: width, height: height)
+            return try placed.jpegData(quality: 90)
+        }
+    }
+}
+
+/// Frames from memory, stamped as captured just now at `framesPerSecond`, each made unique
+/// by a JPEG comment naming `tag`. With `pace`, it takes as long as the recording (a
+/// capture cannot outlast its challenge); without, the measured latency is the server's and
+/// the network's alone (the server allows a second of clock skew, more than 5 frames span).
+private struct MemoryFrames: FrameSource {
+    let frames: [Data]
+    let framesPerSecond: Double
+    let tag: String
+    let pace: Bool
+
+    func capture(_ request: CaptureRequest) async throws -> [CapturedImage] {
+        let span = Int64(Double(frames.count - 1) * 1000 / framesPerSecond)
+        if pace { try await Task.sleep(nanoseconds: UInt64(span) * 1_000_000) }
+        let start = Int64(Date().timeIntervalSince1970 * 1000) - span
+        return frames.enumerated().map { index, jpeg in
+            CapturedImage(capturedAtMs: start + Int64(Double(index) * 1000 / framesPerSecond),
+                          jpeg: PresentationAttacks.withComment(jpeg, "custos bench \(tag) \(index)"))
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import CustosCore
+import CustosFace
+import Foundation
+
+/// `custos eval liveness`: genuine windows of the liveness data set and attacks made from
+/// them, analysed once, then judged by a `LivenessDetector`.
+struct LivenessEvaluation {
+    struct Settings {
+        /// Frames per window (and per attack sequence).
+        var window = 16
+        /// Frames between the starts of consecutive windows.
+        var stride = 8
+        /// The challenges: one action each.
+        var actions: [LivenessAction] = LivenessAction.allCases
+        /// At most this many windows per sequence (nil: all).
+        var limit: Int?
+        /// Genuine frames per sequence that attacks are made from.
+        var attackSources = 3
+        /// Frame rate given to sequences made from stills.
+        var stillFPS = 10.0
+        var policy = LivenessPolicy()
+    }
+
+    /// A presentation and what the detector said.
+    struct Judged: Sendable {
+        let presentation: LivenessPresentation
+        let verdict: LivenessVerdict
+    }
+
+    let genuine: [Judged]
+    let attacks: [Judged]
+    let skipped: SkippedWindows
+
+    init(data: LivenessDataSet, analysis: LivenessFrameAnalysis, detector: any LivenessDetector, settings: Settings,
+         threads: Int) throws {
+        let windows = try Self.candidateWindows(data, settings: settings)
+        analysis.analyse(windows.flatMap(\.frames))
+        var skipped = SkippedWindows()
+        var genuine: [LivenessPresentation] = []
+        for window in windows {
+            switch Self.label(window, analysis: analysis, policy: settings.policy) {
+            case .action(let action) where settings.actions.contains(action):
+                genuine.append(LivenessPresentation(kind: .genuine(sequence: window.sequence.name), source: window.paths[0],
+                                                    action: action, frames: window.frames, fps: window.sequence.fps))
+            case .action: skipped.actionNotSelected += 1
+            case .noAction: skipped.noAction += 1
+            case .noFaceAtEnds: skipped.noFaceAtEnds += 1
+            }
+        }
+        let recipes = Self.attackRecipes(data, windows: windows, analysis: analysis, settings: settings)
+        let made = ParallelMap.map(recipes, threads: threads) { recipe in Result { () throws(FaceError) in try recipe.make() } }
+        var attacks: [LivenessPresentation] = []
+        for (recipe, result) in zip(recipes, made) {
+            let frames = try result.get()
+            for action in recipe.actions {
+                attacks.append(LivenessPresentation(kind: .attack(recipe.type), source: recipe.source, action: action,
+                                                    frames: frames, fps: recipe.fps))
+            }
+        }
+        analysis.analyse(attacks.flatMap(\.frames))
+        let judge = { (presentation: LivenessPresentation) in
+            let challenge = LivenessChallenge(actions: [presentation.action], minimumDuration: settings.policy.minimumDuration,
+                                              maximumDuration: settings.policy.maximumDuration)
+            return Judged(presentation: presentation,
+                          verdict: detector.evaluate(analysis.livenessFrames(presentation.frames, fps: presentation.fps), challenge: challenge))
+        }
+        self.genuine = genuine.map(judge)
+        self.attacks = attacks.map(judge)
+        self.skipped = skipped
+    }
+
+    // MARK: Genuine windows
+
+    struct Window {
+        let sequence: LivenessDataSet.Sequence
+        /// Index of the first frame in the sequence.
+        let start: Int
+        let paths: [String]
+        let frames: [Data]
+    }
+
+    static func candidateWindows(_ data: LivenessDataSet, settings: Settings) throws -> [Window] {
+        var windows: [Window] = []
+        for sequence in data.sequences where sequence.paths.count >= settings.window {
+            let starts = Array(stride(from: 0, through: sequence.paths.count - settings.window, by: settings.stride))
+            for start in starts.prefix(settings.limit ?? starts.count) {
+                let paths = Array(sequence.paths[start..<(start + settings.window)])
+                windows.append(Window(sequence: sequence, start: start, paths: paths, frames: try paths.map(FaceCommandSupport.readFile)))
+            }
+        }
+        return windows
+    }
+
+    enum Label: Equatable {
+        case action(LivenessAction)
+        case noAction
+        case noFaceAtEnds
+    }
+
+    /// Blink sequences: a blink when an eyes-closed range of the manifest lies inside the
+    /// window with open frames on both sides. Turn sequences: the direction of the yaw change
+    /// from the first to the last frame, when it reaches the policy's turn size.
+    static func label(_ window: Window, analysis: LivenessFrameAnalysis, policy: LivenessPolicy) -> Label {
+        if window.sequence.isBlinkSequence {
+            let first = window.start + 1, last = window.start + window.frames.count   // 1-based frame numbers
+            return window.sequence.eyesClosed.contains { $0.lowerBound > first && $0.upperBound < last } ? .action(.blink) : .noAction
+        }
+        guard let firstFrame = window.frames.first, let lastFrame = window.frames.last,
+              let startYaw = analysis.faces(firstFrame).first?.quality.yaw,
+              let endYaw = analysis.faces(lastFrame).first?.quality.yaw else { return .noFaceAtEnds }
+        // Yaw grows when the subject turns to their left (LivenessAction).
+        if endYaw - startYaw >= policy.turnDegrees { return .action(.turnLeft) }
+        if startYaw - endYaw >= policy.turnDegrees { return .action(.turnRight) }
+        return .noAction
+    }
+
+    // MARK: Attacks
+
+    /// How to make one attack sequence, and the challenges it is judged against.
+    struct Recipe: Sendable {
+        let type: LivenessAttackType
+        let source: String
+        let bytes: Data
+        let fps: Double
+        let count: Int
+        let seed: UInt64
+        let actions: [LivenessAction]
+
+        /// Perspective attacks are made per challenge, tilted to fake its (one) action.
+        var tilted: Bool { [.perspectivePhoto, .printPerspective, .screenPerspective, .liveStillPerspective].contains(type) }
+
+        /// The same recipe for one challenge.
+        func judged(against action: LivenessAction) -> Recipe {
+            Recipe(type: type, source: source, bytes: bytes, fps: fps, count: count, seed: seed, actions: [action])
+        }
+
+        func make() throws(FaceError) -> [Data] {
+            switch type {
+            case .repeatedFrame: return PresentationAttacks.repeatedFrame(bytes, count: count)
+            case .reencodedFrame: return try PresentationAttacks.reencodedFrames(bytes, count: count, seed: seed)
+            case .affinePhoto, .printAffine, .screenAffine, .liveStillAffine:
+                return try PresentationAttacks.affinePhoto(bytes, count: count, seed: seed)
+            case .perspectivePhoto, .printPerspective, .screenPerspective, .liveStillPerspective:
+                let tilt: PhotoTilt
+                switch actions.first ?? .blink {
+                case .blink: tilt = .nod
+                case .turnLeft: tilt = .turnLeft
+                case .turnRight: tilt = .turnRight
+                }
+                return try PresentationAttacks.perspectivePhoto(bytes, count: count, tilt: tilt, seed: seed)
+            }
+        }
+    }
+
+    /// From each sequence, `attackSources` frames spread over its windows (one face, eyes
+    /// open) replayed, re-encoded, moved and tilted; each still moved and tilted.
+    static func attackRecipes(_ data: LivenessDataSet, windows: [Window], analysis: LivenessFrameAnalysis,
+                              settings: Settings) -> [Recipe] {
+        var recipes: [Recipe] = []
+        var seed: UInt64 = 0
+        func add(_ type: LivenessAttackType, _ source: String, _ bytes: Data, fps: Double) {
+            seed += 1
+            let recipe = Recipe(type: type, source: source, bytes: bytes, fps: fps, count: settings.window, seed: seed,
+                                actions: settings.actions)
+            recipes += recipe.tilted ? settings.actions.map { recipe.judged(against: $0) } : [recipe]
+        }
+        for sequence in data.sequences {
+            var candidates: [(path: String, frame: Data)] = []
+            for window in windows where window.sequence.name == sequence.name {
+                for (offset, (path, frame)) in zip(window.paths, window.frames).enumerated() {
+                    let number = window.start + offset + 1
+                    guard analysis.faces(frame).count == 1, !sequence.eyesClosed.contains(where: { $0.contains(number) }),
+                          !candidates.contains(where: { $0.path == path }) else { continue }
+                    candidates.append((path, frame))
+                }
+            }
+            let count = min(settings.attackSources, candidates.count)
+            for index in 0..<count {
+                let chosen = candidates[index * candidates.count / count]
+                for type in [LivenessAttackType.repeatedFrame, .reencodedFrame, .affinePhoto, .perspectivePhoto] {
+                    add(type, chosen.path, chosen.frame, fps: sequence.fps)
+                }
+            }
+        }
+        for still in data.stills {
+            guard let types = LivenessAttackType.forStill(kind: still.kind),
+                  let bytes = try? FaceCommandSupport.readFile(still.path) else { continue }
+            add(types.affine, still.path, bytes, fps: settings.stillFPS)
+            add(types.perspective, still.path, bytes, fps: settings.stillFPS)
+        }
+        return recipes
+    }
+}

@@ -1,0 +1,152 @@
+import CustosCore
+import Foundation
+
+/// The error rates of `custos eval liveness` in ISO/IEC 30107-3 terms: BPCER (bona fide
+/// presentations classified as attacks) over the genuine windows, APCER (attack
+/// presentations classified as bona fide) per attack type, with counts and failure reasons.
+struct LivenessReport: Encodable {
+    /// Counts of one group of presentations.
+    struct Tally: Encodable {
+        var presentations = 0
+        /// Genuine: rejected; attacks: accepted. The error count either way.
+        var errors = 0
+        /// Rejections by failure code.
+        var failures: [String: Int] = [:]
+        /// Presentations and errors per challenge action.
+        var byAction: [String: [Int]] = [:]
+
+        var rate: Double { presentations > 0 ? Double(errors) / Double(presentations) : 0 }
+
+        mutating func add(_ judged: LivenessEvaluation.Judged, isError: Bool) {
+            presentations += 1
+            errors += isError ? 1 : 0
+            if let failure = judged.verdict.failure { failures[failure.rawValue, default: 0] += 1 }
+            var counts = byAction[judged.presentation.action.rawValue] ?? [0, 0]
+            counts[0] += 1
+            counts[1] += isError ? 1 : 0
+            byAction[judged.presentation.action.rawValue] = counts
+        }
+
+        enum CodingKeys: String, CodingKey { case presentations, errors, rate, failures, byAction = "by_action" }
+
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(presentations, forKey: .presentations)
+            try container.encode(errors, forKey: .errors)
+            try container.encode(rate, forKey: .rate)
+            try container.encode(failures, forKey: .failures)
+            try container.encode(byAction, forKey: .byAction)
+        }
+    }
+
+    let window: Int
+    let stride: Int
+    let actions: [String]
+    let framesAnalysed: Int
+    let analysisErrors: Int
+    let seconds: Double
+    let skipped: SkippedWindows
+    /// BPCER over all genuine windows, and per sequence.
+    let bpcer: Tally
+    let bpcerBySequence: [String: Tally]
+    /// APCER per attack type (reference types included, flagged in `referenceTypes`).
+    let apcer: [String: Tally]
+    let referenceTypes: [String]
+    /// ISO/IEC 30107-3's summary: the worst APCER over the (non-reference) attack types.
+    let maximumAPCER: Double
+    let meetsAPCERTarget: Bool
+    let meetsBPCERTarget: Bool
+    /// Every attack presentation the detector accepted: what to look at first.
+    let acceptedAttacks: [Accepted]
+
+    /// One accepted attack presentation.
+    struct Accepted: Encodable {
+        let type: String
+        let source: String
+        let action: String
+        let detail: String
+    }
+
+    static let bpcerTarget = 0.10
+
+    init(_ evaluation: LivenessEvaluation, settings: LivenessEvaluation.Settings, analysis: LivenessFrameAnalysis, seconds: Double) {
+        window = settings.window
+        stride = settings.stride
+        actions = settings.actions.map(\.rawValue)
+        framesAnalysed = analysis.count
+        analysisErrors = analysis.errors
+        self.seconds = seconds
+        skipped = evaluation.skipped
+        var all = Tally(), bySequence: [String: Tally] = [:]
+        for judged in evaluation.genuine {
+            all.add(judged, isError: !judged.verdict.passed)
+            if case .genuine(let sequence) = judged.presentation.kind {
+                bySequence[sequence, default: Tally()].add(judged, isError: !judged.verdict.passed)
+            }
+        }
+        bpcer = all
+        bpcerBySequence = bySequence
+        var byType: [String: Tally] = [:]
+        for judged in evaluation.attacks {
+            if case .attack(let type) = judged.presentation.kind {
+                byType[type.rawValue, default: Tally()].add(judged, isError: judged.verdict.passed)
+            }
+        }
+        apcer = byType
+        let references = LivenessAttackType.allCases.filter(\.isReference).map(\.rawValue).filter { byType[$0] != nil }
+        referenceTypes = references
+        maximumAPCER = byType.filter { !references.contains($0.key) }.map(\.value.rate).max() ?? 0
+        meetsAPCERTarget = maximumAPCER == 0
+        meetsBPCERTarget = all.presentations > 0 && all.rate <= Self.bpcerTarget
+        acceptedAttacks = evaluation.attacks.filter(\.verdict.passed).compactMap { judged in
+            guard case .attack(let type) = judged.presentation.kind else { return nil }
+            return Accepted(type: type.rawValue, source: judged.presentation.source, action: judged.presentation.action.rawValue,
+                            detail: judged.verdict.detail)
+        }
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case window, stride, actions, seconds, skipped, bpcer, apcer
+        case framesAnalysed = "frames_analysed", analysisErrors = "analysis_errors", bpcerBySequence = "bpcer_by_sequence"
+        case referenceTypes = "reference_types", maximumAPCER = "maximum_apcer", meetsAPCERTarget = "meets_apcer_target"
+        case meetsBPCERTarget = "meets_bpcer_target", acceptedAttacks = "accepted_attacks"
+    }
+
+    // MARK: Text
+
+    var lines: [String] {
+        var lines = ["windows of \(window) frames every \(stride); challenges: \(actions.joined(separator: ", "))"]
+        lines.append(String(format: "frames analysed: %d in %.1f s%@", framesAnalysed, seconds,
+                            analysisErrors > 0 ? " (\(analysisErrors) could not be decoded: no face)" : ""))
+        lines.append("genuine windows: \(bpcer.presentations) judged; skipped: \(skipped.noAction) without an action, "
+                     + "\(skipped.noFaceAtEnds) without a face at an end (turn direction unknown), "
+                     + "\(skipped.actionNotSelected) with an action not asked for")
+        lines.append("BPCER: " + Self.rate(bpcer, noun: "genuine windows rejected"))
+        for (sequence, tally) in bpcerBySequence.sorted(by: { $0.key < $1.key }) {
+            lines.append("  \(sequence): " + Self.rate(tally, noun: "rejected"))
+        }
+        lines.append("APCER per attack type:")
+        let width = apcer.keys.map(\.count).max() ?? 0
+        for type in LivenessAttackType.allCases.map(\.rawValue) {
+            guard let tally = apcer[type] else { continue }
+            let name = type.padding(toLength: width, withPad: " ", startingAt: 0)
+            lines.append("  \(name)  " + Self.rate(tally, noun: "accepted") + (referenceTypes.contains(type) ? " (reference: a genuine still, moved)" : ""))
+        }
+        for accepted in acceptedAttacks {
+            let source = accepted.source.split(separator: "/").suffix(2).joined(separator: "/")
+            lines.append("  accepted: \(accepted.type) from \(source) against \(accepted.action)")
+        }
+        lines.append(String(format: "targets: APCER 0%% for repeated frames and warped photos: %@ (worst %.1f%%); BPCER <= %.0f%%: %@",
+                            meetsAPCERTarget ? "met" : "NOT met", maximumAPCER * 100, Self.bpcerTarget * 100,
+                            meetsBPCERTarget ? "met" : "NOT met"))
+        return lines
+    }
+
+    /// "12.5% (2 of 16 rejected): action_missing 2".
+    private static func rate(_ tally: Tally, noun: String) -> String {
+        let reasons = tally.failures.sorted { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }
+            .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        return String(format: "%.1f%% (%d of %d %@)", tally.rate * 100, tally.errors, tally.presentations, noun)
+            + (reasons.isEmpty ? "" : "; failures: " + reasons)
+    }
+}

@@ -1,0 +1,109 @@
+import CustosAPI
+import CustosCore
+import CustosCrypto
+import Foundation
+import Testing
+
+@testable import CustosStore
+
+/// `custos admin audit verify|list` on a SQLite data directory whose events are written
+/// through the store, as the server writes them.
+@Suite struct AuditCLITests {
+    /// A fresh data directory holding the events of two users.
+    struct AuditedData {
+        let dataDir = CLI.temporaryDirectory()
+        var databasePath: String { dataDir + "/" + SQLStore.defaultSQLiteFileName }
+        let events: [AuditEvent]
+
+        init() throws {
+            let store = try SQLStore.openSQLite(path: dataDir + "/" + SQLStore.defaultSQLiteFileName)
+            defer { store.close() }
+            let trail = AuditTrail(store: store, digester: SHA256SecretDigester(), clock: SystemClock())
+            events = [
+                try trail.record(.idvTransactionStarted, userID: "alice", transactionID: "t1", details: ["workflow": "8"]),
+                try trail.record(.idvVerdict, userID: "alice", transactionID: "t1", details: ["result": "NOT_MATCHED", "attempts_left": "2"]),
+                try trail.record(.enrollment, userID: "bob", transactionID: "t2", details: ["workflow": "10"]),
+                try trail.record(.keyRotation, userID: nil, details: ["key_id": "k2"]),
+                try trail.record(.lockout, userID: "alice"),
+            ]
+        }
+
+        func audit(_ arguments: [String]) throws -> CLI.Result {
+            try CLI.run(["admin", "audit"] + arguments + ["--data-dir", dataDir])
+        }
+
+        /// Raw SQL on the database file, as someone with write access to it could run.
+        func tamper(_ sql: String) throws {
+            let store = try SQLStore.openSQLite(path: databasePath, migrate: false)
+            defer { store.close() }
+            try store.database.execute(sql)
+        }
+    }
+
+    @Test func verifyPassesOnAnEmptyTrail() throws {
+        let result = try CLI.run(["admin", "audit", "verify", "--data-dir", CLI.temporaryDirectory()])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "audit chain intact: 0 events\n")
+    }
+
+    @Test func verifyPassesAndNamesTheHead() throws {
+        let data = try AuditedData()
+        let result = try data.audit(["verify"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let head = try #require(data.events.last)
+        let hash = head.hash.map { String(format: "%02x", $0) }.joined()
+        #expect(result.stdout == "audit chain intact: 5 events\nhead: event 5, hash \(hash)\n")
+    }
+
+    @Test func listFiltersPagesAndPrintsJSON() throws {
+        let data = try AuditedData()
+        let all = try data.audit(["list", "--json"])
+        #expect(all.status == 0, "\(all.stderr)")
+        let page = try WireJSON.decoder().decode(AuditEventList.self, from: Data(all.stdout.utf8))
+        #expect(page.events.map(\.sequence) == [1, 2, 3, 4, 5])
+        #expect(page.nextAfter == nil)
+        #expect(page.events[0].previousHash == String(repeating: "0", count: 64))
+        #expect(page.events[1].previousHash == page.events[0].hash)
+        #expect(page.events[1].details == ["result": "NOT_MATCHED", "attempts_left": "2"])
+        #expect(page.events[3].userID == nil)
+        #expect(all.stdout.contains("\"transaction_id\" : \"t1\""))
+
+        let alice = try WireJSON.decoder().decode(AuditEventList.self, from: Data(try data.audit(["list", "--user", "alice", "--json"]).stdout.utf8))
+        #expect(alice.events.map(\.sequence) == [1, 2, 5])
+        let t2 = try WireJSON.decoder().decode(AuditEventList.self, from: Data(try data.audit(["list", "--transaction", "t2", "--json"]).stdout.utf8))
+        #expect(t2.events.map(\.kind) == ["biometric.enrolled"])
+        let paged = try WireJSON.decoder().decode(AuditEventList.self, from: Data(try data.audit(["list", "--after", "2", "--limit", "2", "--json"]).stdout.utf8))
+        #expect(paged.events.map(\.sequence) == [3, 4])
+        #expect(paged.nextAfter == 4)
+
+        let human = try data.audit(["list", "--user", "alice", "--transaction", "t1"])
+        #expect(human.status == 0)
+        let lines = human.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines[1].hasPrefix("2  "))
+        #expect(lines[1].hasSuffix("idv.verdict  user=alice  transaction=t1  attempts_left=2  result=NOT_MATCHED"))
+        #expect(try data.audit(["list", "--user", "nobody"]).stdout == "no audit events\n")
+
+        #expect(try data.audit(["list", "--limit", "0"]).status == 2)
+        #expect(try data.audit(["list", "--limit", "1001"]).status == 2)
+        #expect(try data.audit(["list", "--after", "-1"]).status == 2)
+        #expect(try data.audit(["list", "--user", ""]).status == 2)
+    }
+
+    @Test func verifyNamesAnAlteredEvent() throws {
+        let data = try AuditedData()
+        try data.tamper(#"UPDATE audit_events SET details = '{"attempts_left":"2","result":"MATCHED"}' WHERE sequence = 2"#)
+        let result = try data.audit(["verify"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("audit chain broken at event 2: hash mismatch"), "\(result.stdout)")
+        #expect(result.stdout.contains("1 events before it intact"))
+    }
+
+    @Test func verifyNamesARemovedEvent() throws {
+        let data = try AuditedData()
+        try data.tamper("DELETE FROM audit_events WHERE sequence = 3")
+        let result = try data.audit(["verify"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("audit chain broken at event 3: missing event"), "\(result.stdout)")
+    }
+}

@@ -1,0 +1,70 @@
+import CustosAPI
+import CustosTestSupport
+import Foundation
+import Testing
+
+#if DEBUG
+private let optimized = false
+#else
+private let optimized = true
+#endif
+
+/// Server biometrics through the `custos idv` commands against a real `custos serve`, with
+/// recorded frames from ../shared/data/liveness.
+@Suite(.serialized, .enabled(if: SharedData.isAvailable && optimized,
+                             Comment(rawValue: optimized ? SharedData.missingMessage : "face tests run in release builds only")))
+struct IDVCLITests {
+    /// A folder holding frames `range` of a liveness sequence.
+    func frames(_ range: ClosedRange<Int>, of sequence: String = "blink_selfie", repeating: Bool = false) throws -> String {
+        let directory = CLI.temporaryDirectory()
+        for (index, number) in range.enumerated() {
+            let source = SharedData.url(String(format: "liveness/frames/%@/frame_%04d.jpg", sequence, repeating ? range.lowerBound : number))
+            try FileManager.default.copyItem(atPath: source.path, toPath: String(format: "%@/f%03d.jpg", directory, index))
+        }
+        return directory
+    }
+
+    @Test func optInAuthenticateRotateAuditOptOut() throws {
+        let served = try IdentityCLITests.Served(extra: ["--liveness-actions", "blink"])
+        defer { served.stop() }
+        let profile = CLI.temporaryDirectory() + "/profile"
+        let created = try served.admin(["user", "create", "dora", "--json"])
+        let code = try WireJSON.decoder().decode(CreatedUser.self, from: Data(created.stdout.utf8)).activation.activationCode
+        let activated = try CLI.run(["device", "activate", "--user", "dora", "--code", code, "--password-stdin", "--server", served.server,
+                                     "--profile", profile], stdin: "a good long password\n")
+        #expect(activated.status == 0, "\(activated.stderr)")
+        let idv = { (arguments: [String]) in try CLI.run(["idv"] + arguments + ["--profile", profile]) }
+
+        let missing = try idv(["status"])
+        #expect(missing.status == 7 && missing.stdout.contains("600"))
+        let enrolled = try idv(["optin", "--frames", try frames(1...25), "--fps", "12", "--consent-version", "v2"])
+        #expect(enrolled.status == 0 && enrolled.stdout.contains("ENROLLED"), "\(enrolled.stdout) \(enrolled.stderr)")
+        #expect(try idv(["status"]).status == 0)
+
+        let matched = try idv(["authenticate", "--frames", try frames(38...50), "--fps", "12", "--reason", "CLI payment", "--json"])
+        #expect(matched.status == 0, "\(matched.stderr)")
+        let result = try WireJSON.decoder().decode(IDVResultResponse.self, from: Data(matched.stdout.utf8))
+        #expect(result.biometricResult?.displayText == "MATCHED" && result.idvAuditInfo.reason == "CLI payment" && result.attemptsLeft == 5)
+
+        let photo = try idv(["authenticate", "--frames", try frames(60...70, repeating: true), "--fps", "12"])
+        #expect(photo.status == 4 && photo.stdout.contains("LIVENESS_FAILED") && photo.stdout.contains("4 attempts left"), "\(photo.stdout)")
+
+        let noDocument = try idv(["kyc", "--frames", try frames(1...3)])
+        #expect(noDocument.status == 2 && noDocument.stderr.contains("--document"))
+        let noFrames = try idv(["authenticate", "--frames", "/nonexistent"])
+        #expect(noFrames.status == 2)
+
+        let rotated = try CLI.run(["admin", "keys", "rotate", "--dev", "--data-dir", served.dataDir])
+        #expect(rotated.status == 0 && rotated.stdout.contains("1 template(s) re-encrypted"), "\(rotated.stdout) \(rotated.stderr)")
+        let after = try idv(["authenticate", "--frames", try frames(104...118), "--fps", "12"])
+        #expect(after.status == 0 && after.stdout.contains("MATCHED"), "\(after.stdout) \(after.stderr)")
+
+        let audit = try CLI.run(["admin", "audit", "verify", "--data-dir", served.dataDir])
+        #expect(audit.status == 0, "\(audit.stdout) \(audit.stderr)")
+        let listed = try CLI.run(["admin", "audit", "list", "--user", "dora", "--data-dir", served.dataDir])
+        #expect(listed.stdout.contains("biometric.enrolled") && listed.stdout.contains("idv.verdict"))
+
+        #expect(try idv(["optout"]).status == 0)
+        #expect(try idv(["status"]).status == 7)
+    }
+}

@@ -1,0 +1,37 @@
+import CustosCore
+import CustosFace
+import CustosTestSupport
+import Foundation
+import Testing
+
+/// The face engine and liveness frames of the IDV tests.
+enum FaceFixture {
+    /// Loaded once for the whole target (about a second).
+    static let engineResult: Result<FaceEngine, FaceError> = Result { () throws(FaceError) -> FaceEngine in
+        let files = try FaceModelFiles.locate(searchFrom: [SharedData.packageRoot])
+        return try FaceEngine(configuration: FaceEngineConfiguration(models: files, poolSize: 2, useCNNDetector: false))
+    }
+
+    static func engine() throws -> FaceEngine { try engineResult.get() }
+
+    /// Frames `range` (1-based, inclusive) of a sequence under liveness/frames.
+    static func frames(_ sequence: String, _ range: ClosedRange<Int>) throws -> [Data] {
+        try range.map { try SharedData.data(String(format: "liveness/frames/%@/frame_%04d.jpg", sequence, $0)) }
+    }
+
+    /// The frame rates the sequences were extracted at (MANIFEST notes).
+    static func framesPerSecond(_ sequence: String) -> Double { sequence == "blink_selfie" ? 12 : 10 }
+}
+
+#if DEBUG
+let isOptimizedBuild = false
+#else
+let isOptimizedBuild = true
+#endif
+
+/// IDV tests need ../shared/data, the face models and a release build (dlib unoptimised
+/// takes seconds per frame); they skip with the reason otherwise.
+let needsFaces = Testing.ConditionTrait.enabled(
+    if: SharedData.isAvailable && isOptimizedBuild && (try? FaceFixture.engine()) != nil,
+    Comment(rawValue: !isOptimizedBuild ? "face tests run in release builds only (swift test -c release)"
+            : !SharedData.isAvailable ? SharedData.missingMessage : "the face models are not installed (scripts/install-deps.sh)"))

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Server biometric authentications over HTTP on this machine: each one is the whole workflow 8
+# (initiate, confirm, 5 frames of 640x480 with a blink, liveness, match against the template),
+# through the SDK, at concurrency 1 and 2. Prints the client's whole-flow latency and
+# authentications per second, and the server-side time of the frames request (liveness +
+# match) from the server's access log. Server and load share the machine's cores.
+#   SECONDS_EACH=15 bench/idv.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+seconds=${SECONDS_EACH:-15}
+frames_root=${CUSTOS_SHARED_DATA:-../shared/data}/liveness/frames/blink_selfie
+[[ -d "$frames_root" ]] || { echo "bench/idv.sh: $frames_root not found (the shared liveness data)"; exit 2; }
+
+scripts/install-deps.sh
+swift build -c release >/dev/null
+bin=.build/release/custos
+work=$(mktemp -d)
+pid=""
+cleanup() { [[ -n "$pid" ]] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$work"; }
+trap cleanup EXIT
+
+# Opt-in: 2 s with two blinks at 12 fps; authentication: every other frame (6 fps) around a blink:
+# open, open, open, closed, open.
+mkdir -p "$work/enroll" "$work/auth" "$work/data"
+for i in $(seq 1 25); do cp "$frames_root/frame_$(printf %04d "$i").jpg" "$work/enroll/"; done
+for i in 37 39 41 43 45; do cp "$frames_root/frame_$(printf %04d "$i").jpg" "$work/auth/"; done
+
+key=$("$bin" admin apikey create --scope rp --label bench --data-dir "$work/data" | tail -n 1)
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+run() { # concurrency
+  local port log; port=$(free_port); log="$work/server-$1.log"
+  "$bin" serve --dev --data-dir "$work/data" --port "$port" --liveness-actions blink --max-attempts 100 2>"$log" &
+  pid=$!
+  for _ in $(seq 1 300); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+  "$bin" bench idv --server "http://127.0.0.1:$port" --api-key "$key" --enroll "$work/enroll" --frames "$work/auth" \
+    --fps 6 --enroll-fps 12 --seconds "$seconds" --concurrency "$1"
+  kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
+  python3 - "$log" "$1" <<'PY'
+import json, sys
+ordered = [json.loads(l)["duration_us"] / 1000 for l in open(sys.argv[1])
+           if '"route":"/v1/idv/transactions/{id}/frames"' in l and '"status":200' in l]
+samples = sorted(ordered[int(sys.argv[2]):])  # the first ones are the users' opt-ins (25 frames)
+if samples:
+    p = lambda q: samples[min(len(samples) - 1, int(len(samples) * q))]
+    print(f"  server-side frames request (liveness + match): p50 {p(0.5):.1f} ms, p95 {p(0.95):.1f} ms over {len(samples)} (concurrency {sys.argv[2]})")
+PY
+}
+
+echo "$(nproc) cores shared by server and load; target: p50 <= 200 ms server-side"
+run 1
+run 2
