@@ -9,6 +9,11 @@ public struct IDVPolicy: Sendable, Hashable {
     /// above every genuine pair (0.5742): no false match and no false non-match there.
     public static let calibratedThreshold = 0.575
     public var matchThreshold: Double = IDVPolicy.calibratedThreshold
+    /// How liveness frames are analysed: the selfie preset (HOG on a copy of at most 480 px,
+    /// 68-point landmarks, descriptors). Detecting on 400 px is about 13% faster per
+    /// authentication but lets more tilted photos through on 24-frame windows
+    /// (`WINDOW=24 bench/liveness.sh`): the boxes seed the landmarks.
+    public var frameOptions = FaceOptions.selfie
     /// How many of the best frames go into a template (and into the live probe).
     public var templateFrames: Int = 3
     /// How long a transaction may take from initiation to frames, seconds.

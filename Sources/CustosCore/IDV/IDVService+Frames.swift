@@ -153,7 +153,7 @@ extension IDVService {
         DispatchQueue.concurrentPerform(iterations: frames.count) { index in
             let outcome: Result<[Face], FaceError>
             do throws(FaceError) {
-                outcome = .success(try faces.analyze(frames[index].jpeg, options: .selfie))
+                outcome = .success(try faces.analyze(frames[index].jpeg, options: policy.frameOptions))
             } catch {
                 outcome = .failure(error)
             }

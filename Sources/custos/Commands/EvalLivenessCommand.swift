@@ -29,7 +29,8 @@ enum EvalLivenessCommand {
         let settings = try self.settings(arguments)
         let threads = try FaceCommandSupport.integer(arguments, "threads", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         let data = try LivenessDataSet(directory: directory)
-        let options = FaceOptions.selfie
+        // The server's analysis of liveness frames.
+        let options = IDVPolicy().frameOptions
         let engine = try FaceCommandSupport.engine(arguments, poolSize: threads, options: options)
         guard engine.has68PointLandmarks else {
             throw FaceError(.modelUnavailable, "liveness needs the 68-point landmark model (\(FaceModelFiles.shapePredictor68Name))")
