@@ -53,7 +53,7 @@ let package = Package(
         ),
 
         // Shared by test targets only (environment, child processes); not a product.
-        .target(name: "CustosTestSupport", path: "Sources/CustosTestSupport"),
+        .target(name: "CustosTestSupport", dependencies: ["CustosFace", "CustosCore"], path: "Sources/CustosTestSupport"),
 
         .testTarget(name: "CustosCoreTests", dependencies: ["CustosCore", "CustosAPI"]),
         .testTarget(name: "CustosHTTPTests", dependencies: ["CustosHTTP"]),

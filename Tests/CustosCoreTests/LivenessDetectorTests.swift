@@ -23,8 +23,7 @@ struct SyntheticHead {
         for i in 0..<5 { add(-0.2 + 0.1 * Double(i), 0.2, 0.45 - 0.1 * abs(Double(i) - 2)) } // nostrils
         for side in [-1.0, 1.0] { // eyes: outer/inner corners and lids
             let cx = side * 0.4
-            let xs = side < 0 ? [cx - 0.18, cx - 0.07, cx + 0.07, cx + 0.18, cx + 0.07, cx - 0.07]
-                : [cx - 0.18, cx - 0.07, cx + 0.07, cx + 0.18, cx + 0.07, cx - 0.07]
+            let xs = [cx - 0.18, cx - 0.07, cx + 0.07, cx + 0.18, cx + 0.07, cx - 0.07]
             let ys = [-0.3, -0.36, -0.36, -0.3, -0.24, -0.24]
             for k in 0..<6 { add(xs[k], ys[k], 0.2) }
         }
@@ -129,6 +128,11 @@ struct SyntheticHead {
         #expect(detector.evaluate(frames(open, every: 5), challenge: challenge(.blink)).failure == .timing)
         #expect(detector.evaluate(frames(open, every: 5000), challenge: challenge(.blink)).failure == .timing)
         #expect(detector.evaluate(frames(Array(open.prefix(2))), challenge: challenge(.blink)).failure == .timing)
+        // Hostile capture times whose integer difference would overflow are a timing failure, not a trap.
+        var extreme = frames(open)
+        extreme[0].capturedAtMilliseconds = .min
+        extreme[5].capturedAtMilliseconds = .max
+        #expect(detector.evaluate(extreme, challenge: challenge(.blink)).failure == .timing)
         var other = frames(open)
         other[4].faces[0].descriptor = try? FaceDescriptor(Array(repeating: 0.5, count: 128))
         #expect(detector.evaluate(other, challenge: challenge(.blink)).failure == .identityChanged)

@@ -4,14 +4,9 @@ import CustosTestSupport
 import Foundation
 import Testing
 
-/// One engine for every test in this target (loading the models takes about a second).
 enum Fixtures {
-    static let engineResult: Result<FaceEngine, FaceError> = Result { () throws(FaceError) -> FaceEngine in
-        let files = try FaceModelFiles.locate(searchFrom: [SharedData.packageRoot])
-        return try FaceEngine(configuration: FaceEngineConfiguration(models: files, poolSize: 2))
-    }
-
-    static func engine() throws -> FaceEngine { try engineResult.get() }
+    /// The engine every test of the run shares (see `SharedFaceEngine`).
+    static func engine() throws -> FaceEngine { try SharedFaceEngine.engine() }
 
     static func data(_ path: String) throws -> Data { try SharedData.data("faces/" + path) }
 

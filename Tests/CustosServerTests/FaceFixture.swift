@@ -6,13 +6,8 @@ import Testing
 
 /// The face engine and liveness frames of the IDV tests.
 enum FaceFixture {
-    /// Loaded once for the whole target (about a second).
-    static let engineResult: Result<FaceEngine, FaceError> = Result { () throws(FaceError) -> FaceEngine in
-        let files = try FaceModelFiles.locate(searchFrom: [SharedData.packageRoot])
-        return try FaceEngine(configuration: FaceEngineConfiguration(models: files, poolSize: 2, useCNNDetector: false))
-    }
-
-    static func engine() throws -> FaceEngine { try engineResult.get() }
+    /// The engine every test of the run shares (see `SharedFaceEngine`).
+    static func engine() throws -> FaceEngine { try SharedFaceEngine.engine() }
 
     /// Frames `range` (1-based, inclusive) of a sequence under liveness/frames.
     static func frames(_ sequence: String, _ range: ClosedRange<Int>) throws -> [Data] {

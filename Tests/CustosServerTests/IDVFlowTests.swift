@@ -260,6 +260,14 @@ import Testing
         let (corruptStatus, corrupt) = try await api.postRaw(path, IDVFramesRequest(nonce: challenge.nonce, frames: uploads(Array(repeating: truncated, count: 5))),
                                                              bearer: bearer)
         #expect(corruptStatus == 422 && corrupt.error.code == "image_unreadable", "\(corrupt.error.code)")
+        // Capture times whose difference overflows 64 bits are judged (timing), not a crash.
+        let fresh = try await api.challenge(bearer: bearer, workflow: 10)
+        var extreme = uploads(try FaceFixture.frames("blink_selfie", 1...5))
+        extreme[0].capturedAtMs = .min
+        extreme[4].capturedAtMs = .max
+        let judged: IDVResultResponse = try await api.post("/v1/idv/transactions/\(fresh.idvAuditTransactionID)/frames",
+                                                           IDVFramesRequest(nonce: fresh.nonce, frames: extreme), bearer: bearer)
+        #expect(judged.biometricResult?.displayText == "LIVENESS_FAILED" && judged.biometricResult?.livenessReason == "timing")
         // Without a session nothing happens.
         let (anonymous, _) = try await api.postRaw(path, IDVFramesRequest(nonce: challenge.nonce, frames: []))
         #expect(anonymous == 401)

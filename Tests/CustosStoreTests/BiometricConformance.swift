@@ -45,6 +45,12 @@ extension ConformanceCheck {
         replaced.updatedAt = testNow.addingTimeInterval(5)
         try store.saveTemplate(replaced)
         #expect(try store.template(userID: "alice") == replaced)
+        // A replacement keeps the first creation time.
+        var later = sealed("alice", key: "tk_3", bytes: "third")
+        later.createdAt = testNow.addingTimeInterval(60)
+        try store.saveTemplate(later)
+        #expect(try store.template(userID: "alice")?.createdAt == testNow)
+        #expect(try store.template(userID: "alice")?.keyID == "tk_3")
         #expect(try store.deleteTemplate(userID: "alice"))
         #expect(try !store.deleteTemplate(userID: "alice"))
         // A template needs its user; deleting the user deletes it.

@@ -25,12 +25,13 @@ extension IDVService {
             throw IDVError.challengeRejected
         }
 
-        let analysed = try analyse(frames)
-        var verdict = try seenBefore(frames, userID: userID, now: now)
+        let digests = frames.map { digester.digest(bytes: $0.jpeg) }
+        let analysed = try analyse(frames, digests: digests)
+        var verdict = try seenBefore(digests, userID: userID, now: now)
             ?? liveness.evaluate(analysed, challenge: challenge)
         if verdict.passed, let issuedAt = transaction.challengeIssuedAt {
             // The capture cannot have lasted longer than the challenge has existed.
-            let duration = Double(frames[frames.count - 1].capturedAtMilliseconds - frames[0].capturedAtMilliseconds) / 1000
+            let duration = ChallengeLivenessDetector.seconds(from: analysed[0], to: analysed[analysed.count - 1])
             if duration > now.timeIntervalSince(issuedAt) + 1 {
                 verdict = .fail(.timing, "the capture claims to last longer than the challenge has existed")
             }
@@ -148,7 +149,7 @@ extension IDVService {
     }
 
     /// Face analysis of every frame, spread over the engine's workers.
-    private func analyse(_ frames: [CapturedFrame]) throws -> [LivenessFrame] {
+    private func analyse(_ frames: [CapturedFrame], digests: [Data]) throws -> [LivenessFrame] {
         let results = AnalysisResults(count: frames.count)
         DispatchQueue.concurrentPerform(iterations: frames.count) { index in
             let outcome: Result<[Face], FaceError>
@@ -162,8 +163,7 @@ extension IDVService {
         return try frames.enumerated().map { index, frame in
             switch results.get(index) {
             case .success(let found):
-                return LivenessFrame(capturedAtMilliseconds: frame.capturedAtMilliseconds, digest: digester.digest(bytes: frame.jpeg),
-                                     faces: found)
+                return LivenessFrame(capturedAtMilliseconds: frame.capturedAtMilliseconds, digest: digests[index], faces: found)
             case .failure(let error):
                 throw IDVError.imageUnreadable(what: "frame \(index + 1)", code: error.code.rawValue)
             case nil:
@@ -173,12 +173,12 @@ extension IDVService {
     }
 
     /// A replay verdict when a frame was submitted before by this user; remembers the rest.
-    private func seenBefore(_ frames: [CapturedFrame], userID: String, now: Date) throws -> LivenessVerdict? {
+    private func seenBefore(_ digests: [Data], userID: String, now: Date) throws -> LivenessVerdict? {
         var replayed = false
-        for frame in frames {
+        for digest in digests {
             var keyed = Data(userID.utf8)
             keyed.append(0)
-            keyed.append(digester.digest(bytes: frame.jpeg))
+            keyed.append(digest)
             do {
                 try store.issue(SingleUseToken(purpose: Purpose.seenFrame, digest: digester.digest(bytes: keyed), subject: userID,
                                                expiresAt: now.addingTimeInterval(policy.seenFrameMemory)))

@@ -24,10 +24,9 @@ public struct TemplateVault: Sendable {
               now: Date) throws -> SealedTemplate {
         let keyID = try activeKeyID(now: now)
         let sealed = try cipher.seal(try JSONEncoder().encode(template), keyID: keyID, associatedData: Data(userID.utf8))
-        let previous = try store.template(userID: userID)
+        // Replacing a template keeps its stored `created_at` (see `TemplateStore.saveTemplate`).
         return SealedTemplate(userID: userID, keyID: keyID, ciphertext: sealed, modelID: template.modelID, quality: template.quality,
-                              workflow: workflow, consentVersion: consentVersion, consentAt: consentAt,
-                              createdAt: previous?.createdAt ?? now, updatedAt: now)
+                              workflow: workflow, consentVersion: consentVersion, consentAt: consentAt, createdAt: now, updatedAt: now)
     }
 
     /// Throws when the ciphertext was altered or moved to another user.

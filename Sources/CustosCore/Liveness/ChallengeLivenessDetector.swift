@@ -54,15 +54,21 @@ public struct ChallengeLivenessDetector: LivenessDetector {
     private func timingProblem(_ frames: [LivenessFrame], challenge: LivenessChallenge) -> String? {
         guard frames.count >= policy.minimumFrames else { return "\(frames.count) frames; at least \(policy.minimumFrames) are needed" }
         for index in 1..<frames.count {
-            let gap = Double(frames[index].capturedAtMilliseconds - frames[index - 1].capturedAtMilliseconds) / 1000
+            let gap = Self.seconds(from: frames[index - 1], to: frames[index])
             guard gap >= policy.minimumFrameInterval else { return "frame \(index + 1) is not later than frame \(index) by a camera's frame interval" }
             guard gap <= policy.maximumFrameGap else { return "frames \(index) and \(index + 1) are \(gap) s apart" }
         }
-        let duration = Double(frames[frames.count - 1].capturedAtMilliseconds - frames[0].capturedAtMilliseconds) / 1000
+        let duration = Self.seconds(from: frames[0], to: frames[frames.count - 1])
         guard duration >= challenge.minimumDuration, duration <= challenge.maximumDuration else {
             return "the capture lasted \(duration) s, outside \(challenge.minimumDuration)-\(challenge.maximumDuration) s"
         }
         return nil
+    }
+
+    /// Seconds between two frames' capture times, in floating point: client-supplied times
+    /// can be any Int64, and their integer difference could overflow.
+    static func seconds(from first: LivenessFrame, to second: LivenessFrame) -> Double {
+        (Double(second.capturedAtMilliseconds) - Double(first.capturedAtMilliseconds)) / 1000
     }
 
     private func identityProblem(_ frames: [LivenessFrame]) -> String? {

@@ -12,7 +12,7 @@ public protocol IDVTransactionStore: Sendable {
 /// Sealed face templates (one per user) and the registry of template keys.
 public protocol TemplateStore: Sendable {
     func template(userID: String) throws -> SealedTemplate?
-    /// Creates or replaces the user's template.
+    /// Creates or replaces the user's template; a replacement keeps the first `createdAt`.
     func saveTemplate(_ template: SealedTemplate) throws
     /// Deletes it; false when there was none.
     @discardableResult
