@@ -11,7 +11,7 @@ public func runTool(_ path: String, _ arguments: [String]) throws -> Int32 {
     defer { posix_spawn_file_actions_destroy(&actions) }
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     var pid: pid_t = 0
-    let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+    let rc = spawnLock.withLock { posix_spawn(&pid, path, &actions, nil, argv, environ) }
     guard rc == 0 else {
         throw ToolFailure(description: "cannot run \(path): \(String(cString: strerror(rc)))")
     }

@@ -1,3 +1,4 @@
+import CustosTestSupport
 import Foundation
 
 /// Runs the built `custos` binary, as a user or a script would.
@@ -19,22 +20,11 @@ enum CLI {
 
     /// Runs to completion. The environment is the test's, minus any `CUSTOS_*`, plus `environment`.
     static func run(_ arguments: [String], environment: [String: String] = [:], stdin: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        process.environment = cleanEnvironment().merging(environment) { _, new in new }
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
-        try input.fileHandleForWriting.close()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        let output = try ChildProcess.run(executable: binary.path, arguments: arguments,
+                                          environment: cleanEnvironment().merging(environment) { _, new in new },
+                                          stdin: stdin.map { Data($0.utf8) })
+        return Result(status: output.status, stdout: String(decoding: output.stdout, as: UTF8.self),
+                      stderr: String(decoding: output.stderr, as: UTF8.self))
     }
 
     static func cleanEnvironment() -> [String: String] {
@@ -49,36 +39,26 @@ enum CLI {
 }
 
 /// A `custos serve` process in the background, with its log lines as they arrive.
-final class ServeProcess: @unchecked Sendable {
-    let process = Process()
-    private let lock = NSLock()
-    private var lines: [String] = []
-    private var partial = Data()
+final class ServeProcess: Sendable {
+    private let child: ChildProcess
+    private let lines: Lines
+
+    private final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func append(_ line: String) { lock.withLock { lines.append(line) } }
+        var all: [String] { lock.withLock { lines } }
+    }
 
     init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = CLI.binary
-        process.arguments = ["serve"] + arguments
-        process.environment = CLI.cleanEnvironment().merging(environment) { _, new in new }
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        err.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            self?.append(handle.availableData)
-        }
-        try process.run()
+        let lines = Lines()
+        self.lines = lines
+        child = try ChildProcess(executable: CLI.binary.path, arguments: ["serve"] + arguments,
+                                 environment: CLI.cleanEnvironment().merging(environment) { _, new in new },
+                                 onStderrLine: { lines.append($0) })
     }
 
-    private func append(_ data: Data) {
-        lock.withLock {
-            partial.append(data)
-            while let newline = partial.firstIndex(of: UInt8(ascii: "\n")) {
-                lines.append(String(decoding: partial[partial.startIndex..<newline], as: UTF8.self))
-                partial = Data(partial[partial.index(after: newline)...])
-            }
-        }
-    }
-
-    var logLines: [String] { lock.withLock { lines } }
+    var logLines: [String] { lines.all }
 
     /// Log lines parsed as JSON objects.
     var events: [[String: Any]] {
@@ -90,15 +70,15 @@ final class ServeProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if let event = events.first(where: { $0["event"] as? String == name }) { return event }
-            if !process.isRunning { break }
+            if !child.isRunning { break }
             Thread.sleep(forTimeInterval: 0.02)
         }
         return events.first { $0["event"] as? String == name }
     }
 
+    /// Sends `signal` and returns the exit status.
     func terminate(signal: Int32 = SIGTERM) -> Int32 {
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        return process.terminationStatus
+        child.signal(signal)
+        return child.waitForOutput().status
     }
 }

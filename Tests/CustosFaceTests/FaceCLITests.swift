@@ -12,21 +12,11 @@ enum FaceCLI {
     }
 
     static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = try #require(binary)
-        process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("CUSTOS_") }
         environment["CUSTOS_MODELS_DIR"] = try FaceModelFilesForTests.directory()
-        process.environment = environment
-        process.currentDirectoryURL = SharedData.packageRoot
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        let output = try ChildProcess.run(executable: try #require(binary).path, arguments: arguments,
+                                          environment: environment)
+        return (output.status, String(decoding: output.stdout, as: UTF8.self), String(decoding: output.stderr, as: UTF8.self))
     }
 }
 
