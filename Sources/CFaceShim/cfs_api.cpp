@@ -73,9 +73,12 @@ int32_t cfs_detect(cfs_engine *engine, const cfs_image *image, const cfs_detect_
         if (options->upsample < 0 || options->upsample > 4) throw failure(CFS_INVALID_ARGUMENT, "upsample must be 0-4");
         if (options->max_side < 0) throw failure(CFS_INVALID_ARGUMENT, "max_side must not be negative");
         if (!std::isfinite(options->adjust_threshold)) throw failure(CFS_INVALID_ARGUMENT, "threshold must be finite");
-        // The upsampled working image is bounded too: 4x the side is 16x the pixels.
-        const double working = double(image->width) * image->height * std::pow(4.0, options->upsample);
-        if (options->max_side == 0 && working > 400e6)
+        // The upsampled working image is bounded too: 4x the side is 16x the pixels, counted
+        // on the image detection runs on (scaled down to max_side when it is larger).
+        const double longer = double(std::max(image->width, image->height));
+        const double scale = options->max_side > 0 && longer > options->max_side ? options->max_side / longer : 1.0;
+        const double working = double(image->width) * image->height * scale * scale * std::pow(4.0, options->upsample);
+        if (working > 400e6)
             throw failure(CFS_INVALID_ARGUMENT, "upsampling this image would exceed 400 megapixels");
         std::vector<cfs_rect> found;
         if (options->detector == CFS_DETECTOR_HOG) cfs::hog_detect(*engine->hog, image, *options, found);

@@ -116,12 +116,12 @@ void cnn_detect(dnn_engine &engine, const cfs_image *image, const cfs_detect_opt
     else dlib::assign_image(pixels, view_of(image));
     dlib::pyramid_down<2> pyramid;
     for (int32_t i = 0; i < options.upsample; i++) dlib::pyramid_up(pixels, pyramid);
-    std::vector<dlib::mmod_rect> found = (*engine.detector)(pixels);
+    // The threshold adjustment goes to the network's own decision, so a negative one finds more.
+    std::vector<dlib::mmod_rect> found = engine.detector->process(pixels, options.adjust_threshold);
     std::sort(found.begin(), found.end(),
               [](const auto &a, const auto &b) { return a.detection_confidence > b.detection_confidence; });
     boxes.clear();
     for (const auto &detection : found) {
-        if (detection.detection_confidence < options.adjust_threshold) continue;
         const dlib::rectangle rect = pyramid.rect_down(detection.rect, (unsigned int)options.upsample);
         boxes.push_back(map_back(rect, detection.detection_confidence, input));
     }

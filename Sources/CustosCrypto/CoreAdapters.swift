@@ -8,8 +8,7 @@ public struct P256DeviceKeyVerifier: DeviceKeyVerifier {
     public func thumbprint(of key: DevicePublicKey) throws -> String {
         let jwk = JWK(kty: "EC", crv: "P-256", x: key.x, y: key.y)
         do {
-            _ = try jwk.p256PublicKey()
-            return try jwk.thumbprint()
+            return try jwk.thumbprint()  // parses the key: a point off the curve throws
         } catch let error as CryptoError {
             throw IdentityError.invalidDeviceKey(String(describing: error))
         }
@@ -45,12 +44,17 @@ public struct MasterKeyTemplateCipher: TemplateCipher {
     }
 
     public func seal(_ plaintext: Data, keyID: String, associatedData: Data) throws -> Data {
-        try AESGCM.seal(plaintext: plaintext, key: key(keyID), aad: associatedData)
+        try withKey(keyID) { try AESGCM.seal(plaintext: plaintext, key: $0, aad: associatedData) }
     }
 
     public func open(_ sealed: Data, keyID: String, associatedData: Data) throws -> Data {
-        try AESGCM.open(combined: sealed, key: key(keyID), aad: associatedData)
+        try withKey(keyID) { try AESGCM.open(combined: sealed, key: $0, aad: associatedData) }
     }
 
-    private func key(_ keyID: String) -> [UInt8] { masterKey.deriveKey(purpose: "custos/template/" + keyID) }
+    /// The derived key lives only for `body` and is wiped after it.
+    private func withKey<T>(_ keyID: String, _ body: ([UInt8]) throws -> T) rethrows -> T {
+        var key = masterKey.deriveKey(purpose: "custos/template/" + keyID)
+        defer { OpenSSL.cleanse(&key) }
+        return try body(key)
+    }
 }

@@ -54,10 +54,11 @@ public final class FaceEngine: FaceAnalyzer, @unchecked Sendable {
         try DecodedImage(data: imageData, limits: configuration.imageLimits)
     }
 
+    /// Decodes inside the worker, so no more images are decoded at once than there are
+    /// workers (the pool bounds memory, not only CPU).
     public func analyze(_ imageData: Data, options: FaceOptions) throws(FaceError) -> [Face] {
         try options.validate()
-        let image = try decode(imageData)
-        return try analyze(image, options: options)
+        return try withWorker { (worker) throws(FaceError) in try worker.analyze(try decode(imageData), options: options) }
     }
 
     /// Analyzes an already decoded image.

@@ -12,7 +12,9 @@ public struct FaceEngineConfiguration: Sendable, Hashable {
     /// Load the MMOD CNN detector when its file is there.
     public var useCNNDetector: Bool
     public var imageLimits: ImageLimits
-    /// Seed of the jitter random generator (engine i uses seed + i): reproducible jitters.
+    /// Seed of the jitter random generator (engine i uses seed + i). Each engine's generator
+    /// advances across calls and callers get whichever engine is free, so jittered descriptors
+    /// of one image vary slightly between calls; a one-engine pool repeats them from a fresh start.
     public var seed: UInt64
     /// Keep freed image-sized buffers for reuse (glibc allocator setting, process-wide; see
     /// `cfs_tune_allocator`): about 10% faster detection on large images, at the price of

@@ -109,7 +109,7 @@ public final class FaceWorker {
         if options.detector == .cnn && !models.hasCNN {
             throw FaceError(.modelUnavailable, "the CNN detector model (\(FaceModelFiles.cnnDetectorName)) is not loaded")
         }
-        let boxes = try detect(image, options: options)
+        let boxes = try detect(image, options: options).prefix(options.maxFaces ?? .max)
         var faces: [Face] = []
         var chips: [FaceChip] = []
         for box in boxes {

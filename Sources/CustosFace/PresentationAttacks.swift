@@ -142,7 +142,10 @@ public enum PresentationAttacks {
         let bytes = [UInt8](jpeg)
         guard bytes.count > 4, bytes[0] == 0xFF, bytes[1] == 0xD8 else { return jpeg }
         var at = 2
-        if bytes[2] == 0xFF, bytes[3] == 0xE0, bytes.count > 6 { at = 4 + (Int(bytes[4]) << 8 | Int(bytes[5])) }
+        if bytes[2] == 0xFF, bytes[3] == 0xE0, bytes.count > 6 {
+            let afterHeader = 4 + (Int(bytes[4]) << 8 | Int(bytes[5]))
+            if afterHeader <= bytes.count { at = afterHeader }  // a header longer than the file: after SOI
+        }
         let payload = Array(text.utf8.prefix(1000))
         let length = payload.count + 2
         let segment: [UInt8] = [0xFF, 0xFE, UInt8(length >> 8), UInt8(length & 0xFF)] + payload

@@ -60,14 +60,18 @@ public final class HTTPMetrics: Sendable {
         }
     }
 
-    /// Records one answered request that matched no route.
+    /// Records one answered request that matched no route. The method comes from the client,
+    /// so any name outside the standard ones counts as `OTHER`: one series each, not one per name.
     func recordUnmatched(method: String, status: Int, seconds: Double) {
+        let method = Self.standardMethods.contains(method) ? method : "OTHER"
         state.withLock { state in
             let series = state.unmatched[method] ?? Series(method: method, route: "unmatched")
             state.unmatched[method] = series
             series.record(status: status, seconds: seconds)
         }
     }
+
+    private static let standardMethods: Set<String> = Set([HTTPMethod.get, .head, .post, .put, .patch, .delete, .options].map(\.rawValue))
 
     /// The Prometheus text format (version 0.0.4).
     public func render() -> String {

@@ -98,7 +98,6 @@ public final class HTTPServer: Sendable {
         case .methodNotAllowed(let allowed):
             return (.error(.methodNotAllowed(allowed: allowed)), nil)
         case .found(let route, let parameters):
-            request.route = route.pattern
             request.pathParameters = parameters
             return (run(route, request), route)
         }

@@ -15,8 +15,6 @@ public struct Request: Sendable {
     public var remoteAddress: RemoteAddress?
     /// Values of `{name}` segments of the matched route.
     public var pathParameters: [String: String] = [:]
-    /// The matched route pattern (`/v1/users/{id}`), used for logs and metrics.
-    public var route: String?
 
     public init(method: HTTPMethod, path: String, query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(),
                 body: Data = Data(), requestID: String = "test", remoteAddress: RemoteAddress? = nil) {

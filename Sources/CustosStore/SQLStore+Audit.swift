@@ -19,7 +19,8 @@ extension SQLStore: AuditStore {
             let head = try connection.queryFirst("SELECT sequence, hash FROM audit_events ORDER BY sequence DESC LIMIT 1")
                 .map { AuditChainHead(sequence: try $0.int64(0), hash: try $0.data(1)) }
             let event = try make(head)
-            guard event.sequence == (head?.sequence ?? 0) + 1 else {
+            let next = (head?.sequence ?? 0).addingReportingOverflow(1)
+            guard !next.overflow, event.sequence == next.partialValue else {
                 throw AuditError.chainConflict("sequence \(event.sequence) does not follow \(head?.sequence ?? 0)")
             }
             guard event.previousHash == head?.hash ?? AuditEvent.genesisHash else {

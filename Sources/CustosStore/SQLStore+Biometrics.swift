@@ -119,8 +119,13 @@ extension SQLStore: TemplateStore {
         try database.select("SELECT id FROM template_keys WHERE active = 1 ORDER BY created_at DESC, id LIMIT 1").first?.string(0)
     }
 
+    /// Serialised like audit appends (PostgreSQL table lock, SQLite single writer), so two nodes
+    /// activating at once leave one key active, not both.
     public func activateTemplateKey(_ keyID: String, at now: Date) throws {
         try database.transaction { connection in
+            if database.dialect == .postgresql {
+                try connection.execute("LOCK TABLE template_keys IN EXCLUSIVE MODE")
+            }
             _ = try connection.execute("UPDATE template_keys SET active = 0 WHERE active = 1", [])
             _ = try connection.execute("INSERT INTO template_keys (id, created_at, active) VALUES (?, ?, 1)", [.text(keyID), .date(now)])
         }

@@ -26,6 +26,10 @@ extension SQLStore {
         return try rows.first?.int64(0) ?? 0
     }
 
+    public func lastIncrement(_ key: String) throws -> Date? {
+        try database.select("SELECT updated_at FROM counters WHERE key = ?", [.text(key)]).first?.date(0)
+    }
+
     /// Deletes the row: a reset counter reads 0 and starts again from 1.
     public func reset(_ key: String) throws {
         try database.execute("DELETE FROM counters WHERE key = ?", [.text(key)])

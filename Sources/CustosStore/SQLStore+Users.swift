@@ -56,6 +56,28 @@ extension SQLStore: UserStore {
         return changed > 0
     }
 
+    public func changeUser(id: String, _ change: UserChange) throws -> Bool {
+        let active = SQLValue.text(User.Status.active.rawValue), disabled = SQLValue.text(User.Status.disabled.rawValue)
+        let (assignments, values, condition): (String, [SQLValue], (String, SQLValue)?) = switch change {
+        case .activate(let hash, let at):
+            ("status = ?, password_hash = ?, password_changed_at = ?", [active, .text(hash), .date(at)], ("status <> ?", disabled))
+        case .password(let hash, let at):
+            ("password_hash = ?, password_changed_at = ?", [.text(hash), .date(at)], nil)
+        case .disable:
+            ("status = ?", [disabled], nil)
+        case .enable:
+            ("status = CASE WHEN password_hash IS NULL THEN ? ELSE ? END",
+             [.text(User.Status.pendingActivation.rawValue), active], ("status = ?", disabled))
+        case .lock(let until):
+            ("locked_until = ?, lockout_count = lockout_count + 1", [.date(until)], nil)
+        case .unlock:
+            ("locked_until = NULL", [], nil)
+        }
+        let filter = condition.map { " AND \($0.0)" } ?? ""
+        return try database.execute("UPDATE users SET \(assignments) WHERE id = ?\(filter)",
+                                    values + [.text(id)] + (condition.map { [$0.1] } ?? [])) > 0
+    }
+
     /// One transaction: the user row (its devices and sessions follow by cascade), every
     /// single-use token whose subject is the id, and every counter whose key ends in
     /// `:<id>`. The suffix is compared with `substr`, not `LIKE`, so ids holding `%`, `_` or

@@ -23,39 +23,58 @@ public final class ChildProcess: @unchecked Sendable {
     private var openStreams = 2
     private let onStderrLine: (@Sendable (String) -> Void)?
 
-    /// Starts `executable`. `environment` is the whole environment of the child. `stdin` is written and closed (an empty standard input when nil).
-    /// `onStderrLine` sees each line of standard error as it arrives, on a reader thread.
+    /// Starts `executable`. `environment` is the whole environment of the child. `stdin` is
+    /// written and closed (an empty standard input when nil). `onStderrLine` sees each line of
+    /// standard error as it arrives, on a reader thread.
     public init(executable: String, arguments: [String], environment: [String: String],
                 stdin: Data? = nil, onStderrLine: (@Sendable (String) -> Void)? = nil) throws {
         _ = Self.ignoreBrokenPipes
-        // Creating the pipes and spawning happen under one lock: a child spawned by another thread
-        // in between would inherit our pipe ends and hold our child's output open after it exits.
-        spawnLock.lock()
-        defer { spawnLock.unlock() }
-        let input = try Self.pipe(), output = try Self.pipe(), error = try Self.pipe()
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        // The pipes are close-on-exec; dup2 gives the child its own inheritable copies.
-        posix_spawn_file_actions_adddup2(&actions, input.read, 0)
-        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
-        posix_spawn_file_actions_adddup2(&actions, error.write, 2)
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, executable, &actions, nil, argv, envp)
-        [input.read, output.write, error.write].forEach { close($0) }
-        guard rc == 0 else {
-            [input.write, output.read, error.read].forEach { close($0) }
-            throw ToolFailure(description: "cannot run \(executable): \(String(cString: strerror(rc)))")
-        }
-        self.pid = pid
+        let spawned = try Self.spawn(executable, arguments, environment)
+        pid = spawned.pid
         self.onStderrLine = onStderrLine
-        startReader(output.read, isError: false)
-        startReader(error.read, isError: true)
-        if let stdin { Self.writeAll(stdin, to: input.write) }
-        close(input.write)
+        startReader(spawned.stdout, isError: false)
+        startReader(spawned.stderr, isError: true)
+        if let stdin { Self.writeAll(stdin, to: spawned.stdin) }
+        close(spawned.stdin)
+    }
+
+    /// Returns the child and the parent's ends of its three pipes. Creating the pipes and spawning
+    /// happen under one lock: a child spawned by another thread in between would inherit our pipe
+    /// ends and hold our child's output open after it exits.
+    private static func spawn(_ executable: String, _ arguments: [String], _ environment: [String: String])
+        throws -> (pid: pid_t, stdin: Int32, stdout: Int32, stderr: Int32) {
+        try spawnLock.withLock {
+            var pipes: [(read: Int32, write: Int32)] = []
+            for _ in 0..<3 {
+                var fds: [Int32] = [0, 0]
+                guard pipe(&fds) == 0 else {
+                    pipes.forEach { close($0.read); close($0.write) }
+                    throw ToolFailure(description: "pipe failed: \(errno)")
+                }
+                fds.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+                pipes.append((fds[0], fds[1]))
+            }
+            let (childEnds, parentEnds) = ([pipes[0].read, pipes[1].write, pipes[2].write],
+                                           [pipes[0].write, pipes[1].read, pipes[2].read])
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            // dup2 gives the child inheritable copies of its ends; everything else is close-on-exec.
+            for (standard, end) in childEnds.enumerated() {
+                posix_spawn_file_actions_adddup2(&actions, end, Int32(standard))
+            }
+            let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+            let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { (argv + envp).forEach { free($0) } }
+            var pid: pid_t = 0
+            let rc = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+            childEnds.forEach { close($0) }
+            guard rc == 0 else {
+                parentEnds.forEach { close($0) }
+                throw ToolFailure(description: "cannot run \(executable): \(String(cString: strerror(rc)))")
+            }
+            return (pid, parentEnds[0], parentEnds[1], parentEnds[2])
+        }
     }
 
     /// Runs to completion and returns what it printed.
@@ -116,6 +135,8 @@ public final class ChildProcess: @unchecked Sendable {
                 }
             }
             close(descriptor)
+            // A last line without a newline is still a line.
+            if isError, let onStderrLine, !partialLine.isEmpty { onStderrLine(String(decoding: partialLine, as: UTF8.self)) }
             condition.withLock {
                 openStreams -= 1
                 condition.broadcast()
@@ -133,13 +154,6 @@ public final class ChildProcess: @unchecked Sendable {
             partialLine = Data(partialLine[partialLine.index(after: newline)...])
         }
         return lines
-    }
-
-    private static func pipe() throws -> (read: Int32, write: Int32) {
-        var fds: [Int32] = [0, 0]
-        guard Glibc.pipe(&fds) == 0 else { throw ToolFailure(description: "pipe failed: \(errno)") }
-        fds.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
-        return (fds[0], fds[1])
     }
 
     private static func writeAll(_ data: Data, to descriptor: Int32) {

@@ -100,4 +100,14 @@ import Testing
         #expect(printed.contains("db.internal"))
         #expect(printed.contains("master_key=**** (environment)"))
     }
+
+    /// libpq also takes the password (and a client key's passphrase) as query parameters.
+    @Test func aPasswordInTheDatabaseURLQueryIsMasked() throws {
+        let resolved = try ConfigurationLoader().load(
+            flags: ["database_url": "postgres://custos@db.internal/custos?password=hunter2&sslpassword=s3cret"],
+            environment: ["CUSTOS_MASTER_KEY": "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3I="])
+        let printed = resolved.describe().joined(separator: "\n")
+        #expect(!printed.contains("hunter2") && !printed.contains("s3cret"))
+        #expect(printed.contains("postgres://custos@db.internal/custos?****"))
+    }
 }

@@ -260,6 +260,10 @@ import Testing
         let (corruptStatus, corrupt) = try await api.postRaw(path, IDVFramesRequest(nonce: challenge.nonce, frames: uploads(Array(repeating: truncated, count: 5))),
                                                              bearer: bearer)
         #expect(corruptStatus == 422 && corrupt.error.code == "image_unreadable", "\(corrupt.error.code)")
+        // The transaction is left where the app can still cancel it.
+        let cancelled: IDVResultResponse = try await api.post("/v1/idv/transactions/\(challenge.idvAuditTransactionID)/cancel",
+                                                              [String: String](), bearer: bearer)
+        #expect(cancelled.statusCode == 240)
         // Capture times whose difference overflows 64 bits are judged (timing), not a crash.
         let fresh = try await api.challenge(bearer: bearer, workflow: 10)
         var extreme = uploads(try FaceFixture.frames("blink_selfie", 1...5))

@@ -206,6 +206,31 @@ import FoundationNetworking
         }
     }
 
+    /// Waiting out a lock must not tell an unknown id from a real user: both get their attempts back.
+    @Test(arguments: StoreKind.available)
+    func unknownUserLockExpiresLikeARealOne(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, deviceID) = try await Self.activatedUser(live)
+        let http = RawAPI(base: live.baseURL)
+        let nobody = "nobody-\(UUID().uuidString.prefix(6))"
+        func wrongLogins() async throws -> (known: AuthenticationResult, unknown: AuthenticationResult) {
+            let known = try await client.login(userID: userID, deviceID: deviceID, password: "wrong password!")
+            let challenge: LoginChallenge = try await http.post("/v1/login/challenge", LoginChallengeRequest(userID: nobody, deviceID: deviceID))
+            let unknown: AuthenticationResult = try await http.post("/v1/login", LoginRequest(
+                userID: nobody, deviceID: deviceID, nonce: challenge.nonce, signature: Data(repeating: 1, count: 64).base64URLEncodedString,
+                password: "wrong password!"))
+            return (known, unknown)
+        }
+        for _ in 0..<5 { _ = try await wrongLogins() }
+        let locked = try await wrongLogins()
+        #expect(locked.known.statusCode == 153 && locked.unknown.statusCode == 153)
+        live.clock.advance(by: 301)
+        let after = try await wrongLogins()
+        #expect(after.known.statusCode == 401 && after.unknown.statusCode == 401)
+        #expect(after.known.attemptsLeft == 4 && after.unknown.attemptsLeft == 4)
+    }
+
     @Test(arguments: StoreKind.available)
     func deletingAUserDeletesItsDevicesAndSessions(kind: StoreKind) async throws {
         let live = try LiveServer.make(kind)
@@ -216,6 +241,7 @@ import FoundationNetworking
         await #expect(throws: CustosError.self) { try await admin.user(userID) }
         await #expect(throws: CustosError.self) { try await client.sessions() }
         #expect(try live.store.devices(userID: userID).isEmpty)
+        #expect(try LiveServer.audit(live.store).list(userID: userID, transactionID: nil).map(\.kind).last == AuditKind.userDeleted.rawValue)
     }
 }
 

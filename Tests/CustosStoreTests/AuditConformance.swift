@@ -212,7 +212,7 @@ enum AuditCheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let trail = trail(store)
         let event = try trail.record(.enrollment, userID: "alice", details: ["workflow": "10"])
         #expect(try store.deleteUser(id: "alice"))
-        try trail.record(.templateDeleted, userID: "alice", details: ["cause": "user_deleted"])
+        try trail.record(.userDeleted, userID: "alice", details: ["cause": "user_deleted"])
         #expect(try trail.list(userID: "alice", transactionID: nil).first == event)
         #expect(try trail.list(userID: "alice", transactionID: nil).count == 2)
     }

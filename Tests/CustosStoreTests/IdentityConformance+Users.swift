@@ -35,6 +35,38 @@ extension ConformanceCheck {
         #expect(try store.user(id: "nobody") == nil)
     }
 
+    /// Each change writes only its fields: a change made from a stale copy cannot undo another.
+    static func userFieldChanges(_ store: SQLStore, _: StoreHarness) throws {
+        try store.createUser(user("carol", status: .pendingActivation))
+        // A disabled user cannot be activated.
+        #expect(try store.changeUser(id: "carol", .disable))
+        #expect(try store.changeUser(id: "carol", .activate(passwordHash: "h1", at: testNow)) == false)
+        #expect(try store.user(id: "carol")?.passwordHash == nil)
+        // Enabling a user without a password makes it pending again; enabling twice finds nothing to do.
+        #expect(try store.changeUser(id: "carol", .enable))
+        #expect(try store.user(id: "carol")?.status == .pendingActivation)
+        #expect(try store.changeUser(id: "carol", .enable) == false)
+
+        #expect(try store.changeUser(id: "carol", .activate(passwordHash: "h1", at: testNow)))
+        // An administrator disables the user while a login fails: the lock keeps the status.
+        #expect(try store.changeUser(id: "carol", .disable))
+        #expect(try store.changeUser(id: "carol", .lock(until: testNow.addingTimeInterval(300))))
+        #expect(try store.changeUser(id: "carol", .lock(until: testNow.addingTimeInterval(600))))
+        var expected = User(id: "carol", status: .disabled, createdAt: testNow, passwordHash: "h1", passwordChangedAt: testNow,
+                            lockedUntil: testNow.addingTimeInterval(600), lockoutCount: 2)
+        #expect(try store.user(id: "carol") == expected)
+        // A password change keeps the lock; unlocking keeps the lock count and the password.
+        #expect(try store.changeUser(id: "carol", .password(hash: "h2", at: testNow.addingTimeInterval(5))))
+        #expect(try store.changeUser(id: "carol", .unlock))
+        #expect(try store.changeUser(id: "carol", .enable))
+        expected.status = .active
+        expected.passwordHash = "h2"
+        expected.passwordChangedAt = testNow.addingTimeInterval(5)
+        expected.lockedUntil = nil
+        #expect(try store.user(id: "carol") == expected)
+        #expect(try store.changeUser(id: "nobody", .unlock) == false)
+    }
+
     static func userDuplicate(_ store: SQLStore, _: StoreHarness) throws {
         let first = user("bob", status: .active)
         try store.createUser(first)

@@ -31,6 +31,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     case identitySchemaIsVersion2
     case identityUpgradeFromVersion1
     case userCreateGetUpdate
+    case userFieldChanges
     case userDuplicate
     case usersPaging
     case userDeleteCascades
@@ -81,6 +82,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         case .identitySchemaIsVersion2: try withStore(kind, Self.identitySchema)
         case .identityUpgradeFromVersion1: try withHarness(kind, Self.identityUpgrade)
         case .userCreateGetUpdate: try withStore(kind, Self.userCreateGetUpdate)
+        case .userFieldChanges: try withStore(kind, Self.userFieldChanges)
         case .userDuplicate: try withStore(kind, Self.userDuplicate)
         case .usersPaging: try withStore(kind, Self.usersPaging)
         case .userDeleteCascades: try withStore(kind, Self.userDeleteCascades)

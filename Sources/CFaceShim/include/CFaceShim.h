@@ -52,7 +52,9 @@ const char *cfs_dlib_version(void);
 /// glibc only, process-wide: serve allocations up to 256 MiB from the heap and keep up to
 /// 512 MiB of freed memory, so that the large image and feature buffers every detection
 /// allocates are reused instead of being mapped, zero-filled and unmapped each time (about
-/// 10% of a detection on large images). Call once, before starting workers.
+/// 10% of a detection on large images, measured on the calling thread). Threads other than
+/// the main one allocate from glibc arenas whose heaps stop at 64 MiB, so there larger
+/// buffers are still mapped, and the kept memory is per arena. Call once, before starting workers.
 void cfs_tune_allocator(void);
 
 /// Bytes currently allocated through malloc (glibc's mallinfo2; 0 elsewhere): memory in use,
@@ -167,7 +169,7 @@ typedef struct cfs_rect {
     double score;              ///< detector confidence
 } cfs_rect;
 
-/// Detects faces; writes up to `capacity` boxes (best first) and the number found to `*count`.
+/// Detects faces; writes up to `capacity` boxes (best first) and how many it wrote to `*count`.
 int32_t cfs_detect(cfs_engine *engine, const cfs_image *image, const cfs_detect_options *options,
                    cfs_rect *boxes, int32_t capacity, int32_t *count, cfs_error *error);
 

@@ -34,7 +34,7 @@ public struct IDVTransactionInfo: Codable, Equatable, Sendable {
     public var challengeMode: Int?
     public var orchestrationUseCase: String
     public var reason: String
-    /// awaiting_confirmation, challenged, completed, cancelled.
+    /// awaiting_confirmation, challenged, judging, completed, cancelled.
     public var state: String
     public var expiresAt: Date
     public var result: IDVResultResponse?

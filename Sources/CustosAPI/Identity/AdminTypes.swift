@@ -110,7 +110,8 @@ public struct CreatedUser: Codable, Equatable, Sendable {
 
 public struct UserList: Codable, Equatable, Sendable {
     public var users: [UserInfo]
-    /// Pass as `after` for the next page; absent on the last page.
+    /// Pass as `after` for the next page. Present whenever the page is full (the next page may
+    /// then be empty); absent on a shorter page.
     public var nextAfter: String?
     enum CodingKeys: String, CodingKey {
         case users

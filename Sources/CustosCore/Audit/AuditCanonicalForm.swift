@@ -27,7 +27,7 @@ public enum AuditCanonicalForm {
         var out = Data()
         appendString(versionTag, to: &out)
         appendInt64(event.sequence, to: &out)
-        appendInt64(milliseconds(event.occurredAt), to: &out)
+        appendInt64(StoredTime.milliseconds(event.occurredAt), to: &out)
         appendString(event.kind, to: &out)
         appendOptionalString(event.userID, to: &out)
         appendOptionalString(event.transactionID, to: &out)
@@ -40,21 +40,6 @@ public enum AuditCanonicalForm {
         }
         appendBytes(event.previousHash, to: &out)
         return out
-    }
-
-    /// Milliseconds since 1970, rounded to the nearest (clamped to the `Int64` range; NaN is 0):
-    /// the precision events are stored and hashed at.
-    public static func milliseconds(_ date: Date) -> Int64 {
-        let ms = (date.timeIntervalSince1970 * 1000).rounded(.toNearestOrAwayFromZero)
-        guard !ms.isNaN else { return 0 }
-        if ms >= Double(Int64.max) { return Int64.max }
-        if ms <= Double(Int64.min) { return Int64.min }
-        return Int64(ms)
-    }
-
-    /// `date` without its sub-millisecond part, as it reads back from a store.
-    public static func truncatedToMilliseconds(_ date: Date) -> Date {
-        Date(timeIntervalSince1970: Double(milliseconds(date)) / 1000)
     }
 
     private static func appendInt64(_ value: Int64, to out: inout Data) {

@@ -10,14 +10,16 @@ public enum AuditKind: String, Sendable, CaseIterable {
     /// The verdict of an IDV transaction: MATCHED, NOT_MATCHED, LIVENESS_FAILED (the decision,
     /// never the scores' inputs).
     case idvVerdict = "idv.verdict"
-    /// A replayed nonce, frame set or challenge answer was refused.
+    /// A challenge answer came with a nonce that is used, expired or another transaction's
+    /// (replayed frames are an `idv.verdict` with `liveness: replay`).
     case idvReplayRejected = "idv.replay_rejected"
     /// A biometric template was enrolled (opt-in or KYC).
     case enrollment = "biometric.enrolled"
     /// The user opted out of biometrics.
     case optOut = "biometric.opted_out"
-    /// A biometric template was deleted (opt-out, user deletion, operator).
-    case templateDeleted = "biometric.template_deleted"
+    /// A user was deleted by the relying party, with its devices, sessions, template and IDV
+    /// transactions (its audit events stay).
+    case userDeleted = "user.deleted"
     /// Keys were rotated (signing keys, template encryption keys); key ids only.
     case keyRotation = "keys.rotated"
     /// A user was locked after running out of attempts.

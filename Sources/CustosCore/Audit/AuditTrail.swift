@@ -41,7 +41,7 @@ public final class AuditTrail: Sendable {
             let sequence = (head?.sequence ?? 0).addingReportingOverflow(1)
             guard !sequence.overflow else { throw AuditError.chainConflict("the sequence is exhausted") }
             var event = AuditEvent(
-                sequence: sequence.partialValue, occurredAt: AuditCanonicalForm.truncatedToMilliseconds(clock.now()),
+                sequence: sequence.partialValue, occurredAt: StoredTime.rounded(clock.now()),
                 kind: kind.rawValue, userID: userID, transactionID: transactionID, details: details,
                 previousHash: head?.hash ?? AuditEvent.genesisHash, hash: Data()
             )

@@ -32,10 +32,13 @@ public struct FaceOptions: Sendable, Hashable, Codable {
     public var jitters: Int
     /// Added to the detector's threshold: negative finds more (and more false) faces.
     public var detectionThresholdAdjustment: Double
+    /// Landmarks and descriptors for at most this many detections (best first); nil: all.
+    /// Bounds the work a hostile image tiled with faces can cause.
+    public var maxFaces: Int?
 
     public init(detector: FaceDetectorKind = .hog, upsample: Int = 0, maxDetectionSide: Int? = 480,
                 landmarks: FaceLandmarkSet = .sixtyEight, descriptor: Bool = true, flip: Bool = false, jitters: Int = 1,
-                detectionThresholdAdjustment: Double = 0) {
+                detectionThresholdAdjustment: Double = 0, maxFaces: Int? = nil) {
         self.detector = detector
         self.upsample = upsample
         self.maxDetectionSide = maxDetectionSide
@@ -44,12 +47,13 @@ public struct FaceOptions: Sendable, Hashable, Codable {
         self.flip = flip
         self.jitters = jitters
         self.detectionThresholdAdjustment = detectionThresholdAdjustment
+        self.maxFaces = maxFaces
     }
 
     /// Selfies and liveness frames: one large face near the camera. HOG without upsampling on
     /// a copy of at most 480 px (faces from about 110 px in a 640 px frame), 68-point
-    /// landmarks when available, descriptor.
-    public static let selfie = FaceOptions()
+    /// landmarks when available, descriptor; two faces at most, enough to tell "more than one".
+    public static let selfie = FaceOptions(maxFaces: 2)
 
     /// The parameters of the Python `face_recognition` package's defaults (HOG upsampled once
     /// on the full image, 5-point alignment, one jitter): the parity benchmark's setting.
@@ -65,6 +69,7 @@ public struct FaceOptions: Sendable, Hashable, Codable {
         if let side = maxDetectionSide, !(32...16384).contains(side) {
             throw FaceError(.invalidOptions, "maximum detection side must be 32-16384, got \(side)")
         }
+        if let maxFaces, maxFaces < 1 { throw FaceError(.invalidOptions, "maximum faces must be at least 1, got \(maxFaces)") }
         guard (0...100).contains(jitters) else { throw FaceError(.invalidOptions, "jitters must be 0-100, got \(jitters)") }
         guard detectionThresholdAdjustment.isFinite, abs(detectionThresholdAdjustment) <= 10 else {
             throw FaceError(.invalidOptions, "detection threshold adjustment must be within -10...10")

@@ -37,16 +37,18 @@ public struct FacePairMetrics: Sendable {
     public let pairs: [Pair]
     public let genuineCount: Int
     public let impostorCount: Int
+    /// The ROC curve: one point per distinct distance, thresholds ascending (FAR and TAR
+    /// grow from 0 to 1); empty without both genuine and impostor pairs. Computed once.
+    public let roc: [Point]
 
     public init(pairs: [Pair]) {
         self.pairs = pairs
         genuineCount = pairs.filter(\.same).count
         impostorCount = pairs.count - genuineCount
+        roc = Self.curve(pairs, genuineCount: genuineCount, impostorCount: impostorCount)
     }
 
-    /// The ROC curve: one point per distinct distance, thresholds ascending (FAR and TAR
-    /// grow from 0 to 1).
-    public var roc: [Point] {
+    private static func curve(_ pairs: [Pair], genuineCount: Int, impostorCount: Int) -> [Point] {
         guard genuineCount > 0, impostorCount > 0 else { return [] }
         let sorted = pairs.sorted { $0.distance < $1.distance }
         var points = [Point(threshold: sorted[0].distance.nextDown, far: 0, tar: 0)]

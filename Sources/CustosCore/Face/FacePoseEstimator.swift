@@ -25,7 +25,7 @@ public enum FacePoseEstimator {
 
     private static func degrees(_ radians: Double) -> Double { radians * 180 / .pi }
 
-    private static func centroid(_ points: ArraySlice<FacePoint>) -> FacePoint {
+    static func centroid(_ points: ArraySlice<FacePoint>) -> FacePoint {
         let n = Double(points.count)
         return FacePoint(x: points.reduce(0) { $0 + $1.x } / n, y: points.reduce(0) { $0 + $1.y } / n)
     }

@@ -5,7 +5,7 @@ extension IDVService {
     /// (match against the template; create it; match it against the document portrait).
     /// Workflow 8 failures (not matched, liveness failed) use one of the user's attempts.
     public func submit(userID: String, transactionID: String, nonce: String, frames: [CapturedFrame],
-                       document: Data? = nil) throws -> IDVTransaction {
+                       document: Data? = nil) throws -> (transaction: IDVTransaction, result: IDVResult) {
         var transaction = try ownTransaction(userID: userID, id: transactionID)
         guard transaction.state == .challenged, let challenge = transaction.challenge else {
             throw IDVError.transactionState(transaction.state)
@@ -25,32 +25,24 @@ extension IDVService {
             throw IDVError.challengeRejected
         }
 
-        let digests = frames.map { digester.digest(bytes: $0.jpeg) }
-        let analysed = try analyse(frames, digests: digests)
-        var verdict = try seenBefore(digests, userID: userID, now: now)
-            ?? liveness.evaluate(analysed, challenge: challenge)
-        if verdict.passed, let issuedAt = transaction.challengeIssuedAt {
-            // The capture cannot have lasted longer than the challenge has existed.
-            let duration = ChallengeLivenessDetector.seconds(from: analysed[0], to: analysed[analysed.count - 1])
-            if duration > now.timeIntervalSince(issuedAt) + 1 {
-                verdict = .fail(.timing, "the capture claims to last longer than the challenge has existed")
-            }
+        // Claimed before any side effect, so a cancel cannot slip in while the frames are judged.
+        transaction.state = .judging
+        guard try store.updateTransaction(transaction, expected: .challenged) else {
+            throw IDVError.transactionState(try store.transaction(id: transaction.id)?.state ?? .cancelled)
         }
-        let live = analysed.compactMap(\.faces.first)
-
-        var result: IDVResult
-        switch transaction.workflow {
-        case .serverBiometricAuthentication:
-            result = try authenticate(userID: userID, verdict: verdict, live: live)
-        case .biometricOptIn:
-            result = try enroll(transaction, verdict: verdict, live: live, now: now)
-        case .kyc:
-            result = try enrollWithDocument(transaction, verdict: verdict, live: live, document: document ?? Data(), now: now)
+        let result: IDVResult, verdict: LivenessVerdict
+        do {
+            (result, verdict) = try judge(transaction, challenge: challenge, frames: frames, document: document, now: now)
+        } catch {
+            // The nonce is spent; the transaction goes back to where the client can cancel it.
+            transaction.state = .challenged
+            _ = try? store.updateTransaction(transaction, expected: .judging)
+            throw error
         }
         transaction.state = .completed
         transaction.completedAt = clock.now()
         transaction.result = result
-        guard try store.updateTransaction(transaction, expected: .challenged) else { throw IDVError.transactionState(.completed) }
+        guard try store.updateTransaction(transaction, expected: .judging) else { throw IDVError.transactionState(.completed) }
         var details = ["workflow": String(transaction.workflow.rawValue), "status": String(result.status.rawValue),
                        "liveness": verdict.failure?.rawValue ?? "passed"]
         if let decision = result.decision { details["decision"] = decision.rawValue }
@@ -60,7 +52,32 @@ extension IDVService {
             try audit.record(.enrollment, userID: userID, transactionID: transaction.id,
                              details: ["workflow": String(transaction.workflow.rawValue), "consent_version": transaction.consentVersion ?? ""])
         }
-        return transaction
+        return (transaction, result)
+    }
+
+    /// Liveness, then the workflow's purpose. Every frame is analysed before the replay check
+    /// so that a corrupt frame is named as such (422 image_unreadable), not as a replay.
+    private func judge(_ transaction: IDVTransaction, challenge: LivenessChallenge, frames: [CapturedFrame], document: Data?,
+                       now: Date) throws -> (IDVResult, LivenessVerdict) {
+        let digests = frames.map { digester.digest(bytes: $0.jpeg) }
+        let analysed = try analyse(frames, digests: digests)
+        var judged = challenge
+        if let issuedAt = transaction.challengeIssuedAt {
+            // The capture cannot have lasted longer than the challenge has existed.
+            judged.maximumDuration = min(judged.maximumDuration, now.timeIntervalSince(issuedAt) + 1)
+        }
+        let verdict = try seenBefore(digests, userID: transaction.userID, now: now) ?? liveness.evaluate(analysed, challenge: judged)
+        let live = analysed.compactMap(\.faces.first)
+        let result: IDVResult
+        switch transaction.workflow {
+        case .serverBiometricAuthentication:
+            result = try authenticate(userID: transaction.userID, verdict: verdict, live: live)
+        case .biometricOptIn:
+            result = try enroll(transaction, verdict: verdict, live: live, now: now)
+        case .kyc:
+            result = try enrollWithDocument(transaction, verdict: verdict, live: live, document: document ?? Data(), now: now)
+        }
+        return (result, verdict)
     }
 
     // MARK: Workflows
@@ -76,14 +93,13 @@ extension IDVService {
         let template = try vault.open(sealed)
         let probe = try FrameRanking.template(from: live, count: policy.templateFrames)
         let distance = FrameRanking.distance(probe: probe, template: template)
-        let rounded = (distance * 10000).rounded() / 10000
         guard distance <= policy.matchThreshold else {
-            return try failedAttempt(userID: userID, IDVResult(status: .success, decision: .notMatched, distance: rounded,
+            return try failedAttempt(userID: userID, IDVResult(status: .success, decision: .notMatched, distance: Self.rounded(distance),
                                                                threshold: policy.matchThreshold, attemptsLeft: 0))
         }
         try identity.resetAttempts(userID: userID)
-        return IDVResult(status: .success, decision: .matched, distance: rounded, threshold: policy.matchThreshold, attempts: 1,
-                         attemptsLeft: try identity.attemptsLeft(userID: userID))
+        return IDVResult(status: .success, decision: .matched, distance: Self.rounded(distance), threshold: policy.matchThreshold,
+                         attempts: 1, attemptsLeft: try identity.attemptsLeft(userID: userID))
     }
 
     private func failedAttempt(userID: String, _ result: IDVResult) throws -> IDVResult {
@@ -95,23 +111,19 @@ extension IDVService {
         return result
     }
 
+    /// Opt-in (workflow 10): a live capture makes the template.
     private func enroll(_ transaction: IDVTransaction, verdict: LivenessVerdict, live: [Face], now: Date) throws -> IDVResult {
         let attemptsLeft = try identity.attemptsLeft(userID: transaction.userID)
-        guard verdict.passed else {
-            return IDVResult(status: .success, decision: .livenessFailed, livenessFailure: verdict.failure, attempts: 1, attemptsLeft: attemptsLeft)
-        }
-        let template = try FrameRanking.template(from: live, count: policy.templateFrames)
-        try store.saveTemplate(try vault.seal(template, userID: transaction.userID, workflow: transaction.workflow,
-                                        consentVersion: transaction.consentVersion ?? "", consentAt: transaction.createdAt, now: now))
+        guard verdict.passed else { return Self.livenessFailed(verdict, attemptsLeft: attemptsLeft) }
+        try saveTemplate(try FrameRanking.template(from: live, count: policy.templateFrames), for: transaction, now: now)
         return IDVResult(status: .success, decision: .enrolled, templateCreated: true, attempts: 1, attemptsLeft: attemptsLeft)
     }
 
+    /// KYC (workflow 6): the live capture makes the template only when it matches the document portrait.
     private func enrollWithDocument(_ transaction: IDVTransaction, verdict: LivenessVerdict, live: [Face], document: Data,
                                     now: Date) throws -> IDVResult {
         let attemptsLeft = try identity.attemptsLeft(userID: transaction.userID)
-        guard verdict.passed else {
-            return IDVResult(status: .success, decision: .livenessFailed, livenessFailure: verdict.failure, attempts: 1, attemptsLeft: attemptsLeft)
-        }
+        guard verdict.passed else { return Self.livenessFailed(verdict, attemptsLeft: attemptsLeft) }
         let portraits: [Face]
         do {
             portraits = try faces.analyze(document, options: .thorough)
@@ -123,16 +135,24 @@ extension IDVService {
         }
         let template = try FrameRanking.template(from: live, count: policy.templateFrames)
         let distance = template.mean.distance(to: descriptor)
-        let rounded = (distance * 10000).rounded() / 10000
-        guard distance <= policy.matchThreshold else {
-            return IDVResult(status: .success, decision: .notMatched, distance: rounded, threshold: policy.matchThreshold, attempts: 1,
-                             attemptsLeft: attemptsLeft)
-        }
-        try store.saveTemplate(try vault.seal(template, userID: transaction.userID, workflow: transaction.workflow,
-                                        consentVersion: transaction.consentVersion ?? "", consentAt: transaction.createdAt, now: now))
-        return IDVResult(status: .success, decision: .matched, distance: rounded, threshold: policy.matchThreshold,
-                         templateCreated: true, attempts: 1, attemptsLeft: attemptsLeft)
+        let matched = distance <= policy.matchThreshold
+        if matched { try saveTemplate(template, for: transaction, now: now) }
+        return IDVResult(status: .success, decision: matched ? .matched : .notMatched, distance: Self.rounded(distance),
+                         threshold: policy.matchThreshold, templateCreated: matched, attempts: 1, attemptsLeft: attemptsLeft)
     }
+
+    /// Enrollment's answer to a failed liveness check: no template, no attempt used.
+    private static func livenessFailed(_ verdict: LivenessVerdict, attemptsLeft: Int) -> IDVResult {
+        IDVResult(status: .success, decision: .livenessFailed, livenessFailure: verdict.failure, attempts: 1, attemptsLeft: attemptsLeft)
+    }
+
+    private func saveTemplate(_ template: BiometricTemplate, for transaction: IDVTransaction, now: Date) throws {
+        try store.saveTemplate(try vault.seal(template, userID: transaction.userID, workflow: transaction.workflow,
+                                              consentVersion: transaction.consentVersion ?? "", consentAt: transaction.createdAt, now: now))
+    }
+
+    /// Distances are reported to four decimals.
+    private static func rounded(_ distance: Double) -> Double { (distance * 10000).rounded() / 10000 }
 
     // MARK: Frames
 
@@ -150,24 +170,19 @@ extension IDVService {
 
     /// Face analysis of every frame, spread over the engine's workers.
     private func analyse(_ frames: [CapturedFrame], digests: [Data]) throws -> [LivenessFrame] {
-        let results = AnalysisResults(count: frames.count)
-        DispatchQueue.concurrentPerform(iterations: frames.count) { index in
-            let outcome: Result<[Face], FaceError>
+        let outcomes = ParallelMap.map(frames, threads: frames.count) { [faces, policy] frame -> Result<[Face], FaceError> in
             do throws(FaceError) {
-                outcome = .success(try faces.analyze(frames[index].jpeg, options: policy.frameOptions))
+                return .success(try faces.analyze(frame.jpeg, options: policy.frameOptions))
             } catch {
-                outcome = .failure(error)
+                return .failure(error)
             }
-            results.set(index, outcome)
         }
-        return try frames.enumerated().map { index, frame in
-            switch results.get(index) {
+        return try zip(frames, outcomes).enumerated().map { index, pair in
+            switch pair.1 {
             case .success(let found):
-                return LivenessFrame(capturedAtMilliseconds: frame.capturedAtMilliseconds, digest: digests[index], faces: found)
+                return LivenessFrame(capturedAtMilliseconds: pair.0.capturedAtMilliseconds, digest: digests[index], faces: found)
             case .failure(let error):
                 throw IDVError.imageUnreadable(what: "frame \(index + 1)", code: error.code.rawValue)
-            case nil:
-                throw IDVError.imageUnreadable(what: "frame \(index + 1)", code: FaceError.Code.engineFailure.rawValue)
             }
         }
     }
@@ -187,21 +202,5 @@ extension IDVService {
             }
         }
         return replayed ? .fail(.replay, "a frame was submitted before") : nil
-    }
-}
-
-/// Per-frame outcomes written by concurrent workers.
-private final class AnalysisResults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var values: [Result<[Face], FaceError>?]
-
-    init(count: Int) { values = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: Result<[Face], FaceError>) {
-        lock.withLock { values[index] = value }
-    }
-
-    func get(_ index: Int) -> Result<[Face], FaceError>? {
-        lock.withLock { values[index] }
     }
 }

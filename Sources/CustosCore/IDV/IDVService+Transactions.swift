@@ -26,7 +26,7 @@ extension IDVService {
             consentVersion = consent.version
         }
         let now = clock.now()
-        var transaction = IDVTransaction(id: newID(), userID: userID, workflow: workflow, reason: reason, state: .awaitingConfirmation,
+        var transaction = IDVTransaction(id: identity.newID(), userID: userID, workflow: workflow, reason: reason, state: .awaitingConfirmation,
                                          consentVersion: consentVersion, createdAt: now,
                                          expiresAt: now.addingTimeInterval(policy.transactionLifetime))
         var details = ["workflow": String(workflow.rawValue)]
@@ -70,21 +70,21 @@ extension IDVService {
 
     /// The user declined the start or cancelled the capture: the transaction closes with 240
     /// and uses no attempt.
-    public func cancel(userID: String, transactionID: String) throws -> IDVTransaction {
+    public func cancel(userID: String, transactionID: String) throws -> (transaction: IDVTransaction, result: IDVResult) {
         var transaction = try ownTransaction(userID: userID, id: transactionID)
         let expected = transaction.state
         guard expected == .awaitingConfirmation || expected == .challenged else { throw IDVError.transactionState(expected) }
         let now = clock.now()
         transaction.state = .cancelled
         transaction.completedAt = now
-        transaction.result = IDVResult(status: .cancelled, attemptsLeft: try identity.attemptsLeft(userID: userID))
+        let result = IDVResult(status: .cancelled, attemptsLeft: try identity.attemptsLeft(userID: userID))
+        transaction.result = result
         guard try store.updateTransaction(transaction, expected: expected) else {
             throw IDVError.transactionState(try store.transaction(id: transactionID)?.state ?? .cancelled)
         }
-        try store.revokeAll(purpose: Purpose.challengeNonce, subject: userID)
         try audit.record(.idvCancelled, userID: userID, transactionID: transaction.id,
                          details: ["workflow": String(transaction.workflow.rawValue)])
-        return transaction
+        return (transaction, result)
     }
 
     /// The user's own transaction; someone else's reads as not found.

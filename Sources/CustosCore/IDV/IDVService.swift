@@ -53,6 +53,4 @@ public final class IDVService: Sendable {
         try audit.record(.optOut, userID: userID)
         return true
     }
-
-    func newID() -> String { random.bytes(count: 16).map { String(format: "%02x", $0) }.joined() }
 }

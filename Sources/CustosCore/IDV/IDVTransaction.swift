@@ -7,6 +7,8 @@ public struct IDVTransaction: Sendable, Equatable {
         case awaitingConfirmation = "awaiting_confirmation"
         /// Confirmed; a liveness challenge is out.
         case challenged
+        /// Frames received with the right nonce; being judged (cannot be cancelled any more).
+        case judging
         /// Frames judged; the result is final.
         case completed
         /// Declined or cancelled by the user (error 240).

@@ -38,4 +38,6 @@ public enum IDVWorkflow: Int, Sendable, Codable, CaseIterable {
 
     /// The use case of the template status check.
     public static let templateCheckUseCase = "RDNA_IDV_CHECK_TEMPLATE"
+    /// The use case of deleting the template (biometric opt-out).
+    public static let optOutUseCase = "RDNA_IDV_BIOMETRIC_OPT_OUT"
 }

@@ -54,13 +54,14 @@ public struct TemplateVault: Sendable {
         try store.activateTemplateKey(keyID, at: now)
         var resealed = 0
         for _ in 0..<100_000 {
-            let batch = try store.templates(notSealedWith: keyID, limit: batchSize)
+            let batch = try store.templates(notSealedWith: keyID, limit: max(1, batchSize))
             if batch.isEmpty { break }
             for sealed in batch {
+                let owner = Data(sealed.userID.utf8)
                 var updated = sealed
                 updated.keyID = keyID
-                updated.ciphertext = try cipher.seal(try JSONEncoder().encode(try open(sealed)), keyID: keyID,
-                                                     associatedData: Data(sealed.userID.utf8))
+                updated.ciphertext = try cipher.seal(try cipher.open(sealed.ciphertext, keyID: sealed.keyID, associatedData: owner),
+                                                     keyID: keyID, associatedData: owner)
                 if try store.resealTemplate(updated, expectedKeyID: sealed.keyID) { resealed += 1 }
             }
         }

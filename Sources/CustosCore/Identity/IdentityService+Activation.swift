@@ -29,11 +29,9 @@ extension IdentityService {
         }
         try store.reset(counter)
 
-        guard var user = try store.user(id: userID), user.status != .disabled else { throw IdentityError.invalidActivationCode }
-        user.status = .active
-        user.passwordHash = try hasher.hash(password)
-        user.passwordChangedAt = now
-        try store.updateUser(user)
+        guard try store.changeUser(id: userID, .activate(passwordHash: try hasher.hash(password), at: now)) else {
+            throw IdentityError.invalidActivationCode
+        }
 
         let device = Device(id: newID(), userID: userID, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint,
                             createdAt: now, lastUsedAt: now, passwordVerifiedAt: now)

@@ -63,32 +63,30 @@ extension IdentityService {
 
     /// Disabling also ends the user's sessions.
     public func setDisabled(_ disabled: Bool, userID: String) throws -> User {
-        var user = try requireUser(userID)
+        _ = try requireUser(userID)
         if disabled {
-            user.status = .disabled
-            try store.updateUser(user)
+            try store.changeUser(id: userID, .disable)
             try store.deleteSessions(userID: userID)
-        } else if user.status == .disabled {
-            user.status = user.passwordHash == nil ? .pendingActivation : .active
-            try store.updateUser(user)
+        } else {
+            try store.changeUser(id: userID, .enable)
         }
-        return user
+        return try requireUser(userID)
     }
 
     /// Lifts a lock and gives the attempts back; the lock history (for growing lock times)
     /// is kept.
     public func unlock(userID: String) throws -> User {
-        var user = try requireUser(userID)
-        user.lockedUntil = nil
-        try store.updateUser(user)
+        _ = try requireUser(userID)
+        try store.changeUser(id: userID, .unlock)
         try attempts.reset(userID)
-        return user
+        return try requireUser(userID)
     }
 
     /// Deletes the user with its devices, sessions, codes and counters.
     public func deleteUser(id: String) throws {
         try InputRules.checkUserID(id)
         guard try store.deleteUser(id: id) else { throw IdentityError.userNotFound }
+        try audit?.record(.userDeleted, userID: id)
     }
 
     public func devices(userID: String) throws -> [Device] {

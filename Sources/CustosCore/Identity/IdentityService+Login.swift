@@ -17,14 +17,12 @@ extension IdentityService {
         let now = clock.now()
         let nonce = Self.token(random, bytes: 32)
         let expiresAt = now.addingTimeInterval(policy.loginNonceLifetime)
-        try store.issue(SingleUseToken(purpose: Purpose.loginNonce, digest: digester.digest(nonce),
-                                       subject: Self.nonceSubject(userID: userID, deviceID: deviceID), expiresAt: expiresAt))
+        // The subject is the user, so deleting the user deletes its nonces; the device rides along.
+        try store.issue(SingleUseToken(purpose: Purpose.loginNonce, digest: digester.digest(nonce), subject: userID,
+                                       payload: Data(deviceID.utf8), expiresAt: expiresAt))
         let device = try store.device(id: deviceID).flatMap { $0.userID == userID && !$0.isRevoked ? $0 : nil }
         return LoginNonce(nonce: nonce, expiresAt: expiresAt, passwordRequired: policy.passwordRequired(for: device, at: now))
     }
-
-    /// Nonce subjects are `<device id>:<user id>`, so deleting the user deletes its nonces.
-    static func nonceSubject(userID: String, deviceID: String) -> String { deviceID + ":" + userID }
 
     /// Logs in with the device's signature over the nonce, plus the password where the policy
     /// asks for it.
@@ -43,7 +41,7 @@ extension IdentityService {
         }
         let now = clock.now()
         guard let issued = try store.consume(purpose: Purpose.loginNonce, digest: digester.digest(nonce), now: now),
-              issued.subject == Self.nonceSubject(userID: userID, deviceID: deviceID) else {
+              issued.subject == userID, issued.payload == Data(deviceID.utf8) else {
             throw IdentityError.invalidNonce
         }
 

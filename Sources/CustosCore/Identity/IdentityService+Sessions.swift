@@ -16,6 +16,9 @@ extension IdentityService {
         try InputRules.checkUserID(userID)
         try InputRules.checkPasswordLength(oldPassword, field: "old_password")
         try InputRules.checkPasswordLength(newPassword, field: "new_password")
+        // Checked first, so a policy mistake does not burn a single-use change token.
+        if let problem = policy.passwordProblem(newPassword, userID: userID) { throw IdentityError.passwordPolicy(problem) }
+        guard newPassword != oldPassword else { throw IdentityError.passwordPolicy("it must differ from the old password") }
         let now = clock.now()
         switch authorization {
         case .session(let session):
@@ -25,16 +28,12 @@ extension IdentityService {
             guard let issued = try store.consume(purpose: Purpose.passwordChange, digest: digester.digest(token), now: now),
                   issued.subject == userID else { throw IdentityError.invalidSession }
         }
-        if let problem = policy.passwordProblem(newPassword, userID: userID) { throw IdentityError.passwordPolicy(problem) }
-        guard newPassword != oldPassword else { throw IdentityError.passwordPolicy("it must differ from the old password") }
 
-        guard var user = try store.user(id: userID), let hash = user.passwordHash else { throw IdentityError.invalidSession }
+        guard let user = try store.user(id: userID), let hash = user.passwordHash else { throw IdentityError.invalidSession }
         if user.isLocked(at: now) { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }
         guard try hasher.verify(oldPassword, encoded: hash) else { return try fail(userID, user: user, now: now) }
 
-        user.passwordHash = try hasher.hash(newPassword)
-        user.passwordChangedAt = now
-        try store.updateUser(user)
+        try store.changeUser(id: userID, .password(hash: try hasher.hash(newPassword), at: now))
         try attempts.reset(userID)
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts))
     }

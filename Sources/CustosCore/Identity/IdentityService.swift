@@ -73,21 +73,24 @@ public final class IdentityService: Sendable {
     func fail(_ userID: String, user: User?, now: Date) throws -> AuthenticationOutcome {
         let left = try attempts.recordFailure(userID, now: now)
         guard left == 0 else { return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left) }
-        if var user {
-            user.lockedUntil = now.addingTimeInterval(policy.lockDuration(afterLocks: user.lockoutCount))
-            user.lockoutCount += 1
-            try store.updateUser(user)
+        if let user {
+            let until = now.addingTimeInterval(policy.lockDuration(afterLocks: user.lockoutCount))
+            try store.changeUser(id: userID, .lock(until: until))
             try attempts.reset(userID)
-            try audit?.record(.lockout, userID: userID, details: ["lockout_count": String(user.lockoutCount),
-                                                                 "locked_until": ISO8601DateFormatter().string(from: user.lockedUntil ?? now)])
+            try audit?.record(.lockout, userID: userID, details: ["lockout_count": String(user.lockoutCount + 1),
+                                                                 "locked_until": ISO8601DateFormatter().string(from: until)])
         }
         return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
     }
 
-    /// Whether the user (known or not) is locked now; unknown users are "locked" while
-    /// their counter is exhausted, so the answers look alike.
+    /// Whether the user (known or not) is locked now. An unknown id is locked like a known
+    /// user's first lock: from its last counted failure for `lockDuration(afterLocks: 0)`, then
+    /// its attempts come back, so waiting out a lock does not tell the two apart.
     func isLocked(_ userID: String, user: User?, now: Date) throws -> Bool {
         if let user { return user.isLocked(at: now) }
-        return try attempts.attemptsLeft(userID) == 0
+        guard let exhaustedAt = try attempts.exhaustedAt(userID) else { return false }
+        if now < exhaustedAt.addingTimeInterval(policy.lockDuration(afterLocks: 0)) { return true }
+        try attempts.reset(userID)
+        return false
     }
 }

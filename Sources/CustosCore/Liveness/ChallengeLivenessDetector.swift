@@ -67,7 +67,7 @@ public struct ChallengeLivenessDetector: LivenessDetector {
 
     /// Seconds between two frames' capture times, in floating point: client-supplied times
     /// can be any Int64, and their integer difference could overflow.
-    static func seconds(from first: LivenessFrame, to second: LivenessFrame) -> Double {
+    private static func seconds(from first: LivenessFrame, to second: LivenessFrame) -> Double {
         (Double(second.capturedAtMilliseconds) - Double(first.capturedAtMilliseconds)) / 1000
     }
 
@@ -124,7 +124,7 @@ struct FrameShape {
 
     init?(_ face: Face) {
         guard let points = face.landmarks.sixtyEight, points.count == 68 else { return nil }
-        let left = Self.centre(points[36...41]), right = Self.centre(points[42...47])
+        let left = FacePoseEstimator.centroid(points[36...41]), right = FacePoseEstimator.centroid(points[42...47])
         let interocular = left.distance(to: right)
         guard interocular > 1 else { return nil }
         self.points = points
@@ -134,18 +134,9 @@ struct FrameShape {
 
     var rigid: [FacePoint] { ChallengeLivenessDetector.rigidPoints.map { points[$0] } }
 
-    static func centre(_ points: ArraySlice<FacePoint>) -> FacePoint {
-        FacePoint(x: points.map(\.x).reduce(0, +) / Double(points.count), y: points.map(\.y).reduce(0, +) / Double(points.count))
-    }
-
     /// Mean eye aspect ratio (height over width) of both eyes.
     static func eyeAspectRatio(_ points: [FacePoint]) -> Double {
-        func eye(_ o: Int) -> Double {
-            let width = points[o].distance(to: points[o + 3])
-            guard width > 0 else { return 0 }
-            return (points[o + 1].distance(to: points[o + 5]) + points[o + 2].distance(to: points[o + 4])) / (2 * width)
-        }
-        return (eye(36) + eye(42)) / 2
+        (FacePoseEstimator.aspectRatio(Array(points[36...41])) + FacePoseEstimator.aspectRatio(Array(points[42...47]))) / 2
     }
 }
 

@@ -7,11 +7,17 @@ public protocol UserStore: Sendable {
     func user(id: String) throws -> User?
     /// Users ordered by id, after `afterID` (exclusive), at most `limit`.
     func users(after afterID: String?, limit: Int) throws -> [User]
-    /// Replaces the stored user with the same id; returns false when there is none.
+    /// Replaces every field of the stored user with the same id; returns false when there is
+    /// none. For set-up and tools: services use `changeUser`, which cannot lose a concurrent write.
     @discardableResult
     func updateUser(_ user: User) throws -> Bool
+    /// Applies `change`; returns false when there is no such user or the change does not apply
+    /// (`activate` of a disabled user, `enable` of one that is not disabled).
+    @discardableResult
+    func changeUser(id: String, _ change: UserChange) throws -> Bool
     /// Deletes the user and, in the same transaction, its devices, sessions, single-use
-    /// tokens (any purpose, subject = user id) and counters whose key ends in `:<user id>`.
+    /// tokens (any purpose, subject = user id), counters whose key ends in `:<user id>`, and
+    /// its biometric template and IDV transactions (by cascade).
     /// Returns false when there was no such user.
     @discardableResult
     func deleteUser(id: String) throws -> Bool

@@ -67,6 +67,8 @@ public protocol CounterStore: Sendable {
     func increment(_ key: String, limit: Int64, now: Date) throws -> Int64?
     /// The current value (0 for a counter never incremented or reset).
     func value(_ key: String) throws -> Int64
+    /// When the counter last went up; nil for one never incremented or reset.
+    func lastIncrement(_ key: String) throws -> Date?
     /// Sets the counter back to 0.
     func reset(_ key: String) throws
 }

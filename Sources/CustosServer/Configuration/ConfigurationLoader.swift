@@ -45,11 +45,18 @@ public struct ConfigurationLoader {
         }
 
         private func mask(_ value: String) -> String {
-            // A database URL keeps its scheme and host visible, never its password.
+            // A database URL shows its scheme, host and database, never a password (in the user
+            // part or the query) or any other parameter.
             if value.hasPrefix("postgres"), let url = URLComponents(string: value) {
-                var masked = url
-                if masked.password != nil { masked.password = "****" }
-                return masked.string ?? "****"
+                var shown = URLComponents()
+                shown.scheme = url.scheme
+                shown.user = url.user
+                shown.host = url.host
+                shown.port = url.port
+                shown.path = url.path
+                if url.password != nil { shown.password = "****" }
+                if url.query != nil { shown.query = "****" }
+                return shown.string ?? "****"
             }
             return "****"
         }

@@ -19,10 +19,8 @@ enum IDVRoutes {
             let session = try RequestAuthentication.session(request, identity)
             let idv = try service()
             let deleted = try idv.optOut(userID: session.userID)
-            return try .wire(TemplateStatusResponse(
-                statusCode: deleted ? 100 : 600, statusMessage: deleted ? "Template deleted" : "No template",
-                orchestrationUseCase: "RDNA_IDV_BIOMETRIC_OPT_OUT", result: deleted,
-                attemptsLeft: try identity.attemptsLeft(userID: session.userID), userID: session.userID))
+            return try .wire(IDVWireMapping.optOut(deleted: deleted, userID: session.userID,
+                                                   attemptsLeft: try identity.attemptsLeft(userID: session.userID)))
         }
         router.post("/v1/idv/transactions") { request in
             let session = try RequestAuthentication.session(request, identity)
@@ -41,16 +39,16 @@ enum IDVRoutes {
         }
         router.post("/v1/idv/transactions/{id}/cancel") { request in
             let session = try RequestAuthentication.session(request, identity)
-            let transaction = try service().cancel(userID: session.userID, transactionID: try request.parameter("id"))
-            return try .wire(IDVWireMapping.result(of: transaction))
+            let (transaction, result) = try service().cancel(userID: session.userID, transactionID: try request.parameter("id"))
+            return try .wire(IDVWireMapping.result(of: transaction, result))
         }
         router.post("/v1/idv/transactions/{id}/frames") { request in
             let session = try RequestAuthentication.session(request, identity)
             let body = try request.wire(IDVFramesRequest.self)
             let frames = body.frames.map { CapturedFrame(capturedAtMilliseconds: $0.capturedAtMs, jpeg: $0.image) }
-            let transaction = try service().submit(userID: session.userID, transactionID: try request.parameter("id"), nonce: body.nonce,
-                                                   frames: frames, document: body.documentImage)
-            return try .wire(IDVWireMapping.result(of: transaction))
+            let (transaction, result) = try service().submit(userID: session.userID, transactionID: try request.parameter("id"),
+                                                             nonce: body.nonce, frames: frames, document: body.documentImage)
+            return try .wire(IDVWireMapping.result(of: transaction, result))
         }
     }
 }

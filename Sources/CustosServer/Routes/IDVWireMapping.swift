@@ -10,11 +10,18 @@ enum IDVWireMapping {
                                attemptsLeft: status.attemptsLeft, userID: status.userID)
     }
 
+    /// The answer to an opt-out: 100 when a template was deleted, 600 when there was none.
+    static func optOut(deleted: Bool, userID: String, attemptsLeft: Int) -> TemplateStatusResponse {
+        TemplateStatusResponse(statusCode: deleted ? StatusCode.success : StatusCode.noTemplate,
+                               statusMessage: deleted ? "Template deleted" : "No template",
+                               orchestrationUseCase: IDVWorkflow.optOutUseCase, result: deleted, attemptsLeft: attemptsLeft, userID: userID)
+    }
+
     static func transaction(_ transaction: IDVTransaction) -> IDVTransactionInfo {
         IDVTransactionInfo(idvAuditTransactionID: transaction.id, workflow: transaction.workflow.rawValue,
                            challengeMode: transaction.workflow.challengeMode, orchestrationUseCase: transaction.workflow.orchestrationUseCase,
                            reason: transaction.reason, state: transaction.state.rawValue, expiresAt: transaction.expiresAt,
-                           result: transaction.result == nil ? nil : result(of: transaction))
+                           result: transaction.result.map { result(of: transaction, $0) })
     }
 
     static func challenge(_ issued: IssuedChallenge) -> LivenessChallengeInfo {
@@ -26,8 +33,8 @@ enum IDVWireMapping {
             expiresAt: issued.expiresAt)
     }
 
-    static func result(of transaction: IDVTransaction) -> IDVResultResponse {
-        let result = transaction.result ?? IDVResult(status: .cancelled, attemptsLeft: 0)
+    /// A finished (completed or cancelled) transaction's answer.
+    static func result(of transaction: IDVTransaction, _ result: IDVResult) -> IDVResultResponse {
         let biometric = result.decision.map { decision in
             BiometricResultInfo(displayText: decision.rawValue, score: result.distance.map { max(0, (10000 * (1 - $0)).rounded() / 10000) },
                                 distance: result.distance, threshold: result.threshold, livenessReason: result.livenessFailure?.rawValue)

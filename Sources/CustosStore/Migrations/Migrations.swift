@@ -73,6 +73,20 @@ enum Migrations {
             sqlite: BiometricSchema.sqlite,
             postgres: BiometricSchema.postgres
         ),
+        Migration(
+            version: 5,
+            name: "single_use_tokens indexed by subject first",
+            // Deleting a user removes its tokens by subject alone; (subject, purpose) serves that
+            // and revoking one purpose of a subject, where (purpose, subject) served only the latter.
+            sqlite: """
+                DROP INDEX single_use_tokens_purpose_subject;
+                CREATE INDEX single_use_tokens_subject_purpose ON single_use_tokens (subject, purpose);
+                """,
+            postgres: """
+                DROP INDEX single_use_tokens_purpose_subject;
+                CREATE INDEX single_use_tokens_subject_purpose ON single_use_tokens (subject, purpose);
+                """
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -1,22 +1,4 @@
-import Foundation
+import CustosCore
 
-/// Dates are stored in both dialects as `Int64` milliseconds since 1970-01-01T00:00:00Z.
-///
-/// Conversion rounds to the nearest millisecond (a `Date` built from milliseconds, like
-/// `1_700_000_000.001`, is not exact in binary and may sit just below its millisecond, so
-/// flooring would lose it) and clamps dates outside the `Int64` range (and NaN to 0) instead of
-/// trapping. A stored `expiresAt` therefore comes back without its sub-millisecond part.
-enum SQLTime {
-    static func milliseconds(_ date: Date) -> Int64 {
-        let ms = (date.timeIntervalSince1970 * 1000).rounded(.toNearestOrAwayFromZero)
-        guard ms.isFinite else { return ms.isNaN ? 0 : (ms > 0 ? Int64.max : Int64.min) }
-        // Double(Int64.max) rounds up to 2^63, so compare with >= to stay in range.
-        if ms >= Double(Int64.max) { return Int64.max }
-        if ms <= Double(Int64.min) { return Int64.min }
-        return Int64(ms)
-    }
-
-    static func date(fromMilliseconds ms: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(ms) / 1000)
-    }
-}
+/// Dates are stored in both dialects as `Int64` milliseconds since 1970 (see `StoredTime`).
+typealias SQLTime = StoredTime

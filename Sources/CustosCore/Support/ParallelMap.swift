@@ -2,8 +2,8 @@ import Foundation
 
 /// Maps items on several threads (each thread takes the next item not yet taken), keeping
 /// the order of the results. For work that borrows a face engine per call.
-enum ParallelMap {
-    static func map<Item: Sendable, Result: Sendable>(_ items: [Item], threads: Int,
+public enum ParallelMap {
+    public static func map<Item: Sendable, Result: Sendable>(_ items: [Item], threads: Int,
                                                       _ body: @Sendable (Item) -> Result) -> [Result] {
         let results = Slots<Result>(count: items.count)
         let next = NextIndex()

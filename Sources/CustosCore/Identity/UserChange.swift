@@ -1,0 +1,16 @@
+import Foundation
+
+/// A write to some fields of a user, applied by the store in one statement so that
+/// concurrent requests changing other fields (an administrator disabling the user while a
+/// login fails, a password change while another device locks the user) never undo each other.
+public enum UserChange: Sendable, Equatable {
+    /// First activation: the password is set and the user becomes active, unless disabled.
+    case activate(passwordHash: String, at: Date)
+    case password(hash: String, at: Date)
+    case disable
+    /// A disabled user becomes active again, or pending activation when it has no password.
+    case enable
+    /// Locked until the given time; the lock count (which lengthens later locks) grows by one.
+    case lock(until: Date)
+    case unlock
+}
