@@ -25,7 +25,9 @@ pin() { if command -v taskset >/dev/null; then exec taskset -c "$1" "${@:2}"; el
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 wait_ready() {
   for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$1/healthz" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  echo "server on port $1 did not come up" >&2; return 1
+  echo "server on port $1 did not come up" >&2
+  if [[ "$1" == "$ours_port" ]]; then tail -n 5 "$out/custos-http.log" >&2; fi
+  return 1
 }
 measure() { # port -> requests/s
   pin "$client_core" wrk -t1 -c"$connections" -d"${duration}s" "http://127.0.0.1:$1/healthz" \
@@ -38,7 +40,8 @@ data=$(mktemp -d)
 trap cleanup EXIT
 
 ours_port=$(free_port)
-pin "$server_core" .build/release/custos serve --dev --data-dir "$data" --port "$ours_port" --threads "$threads" \
+# Biometrics off: /healthz needs no face models, and loading them would only slow the start.
+pin "$server_core" .build/release/custos serve --dev --idv=false --data-dir "$data" --port "$ours_port" --threads "$threads" \
   2>"$out/custos-http.log" &
 pids+=($!)
 raw_port=$(free_port)

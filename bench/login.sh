@@ -23,11 +23,22 @@ key=$("$bin" admin apikey create --scope rp --label bench --data-dir "$data" | t
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 run() { # password_at_login, extra bench flags
-  local port; port=$(free_port)
-  "$bin" serve --dev --data-dir "$data" --port "$port" --password-at-login "$1" \
-    --argon2-memory-kib "$memory" --argon2-iterations "$iterations" --log-level warning 2>/dev/null &
+  local port log; port=$(free_port); log="$data/server-$1.log"
+  # Biometrics off: logins never use them, and they would need the face models.
+  "$bin" serve --dev --idv=false --data-dir "$data" --port "$port" --password-at-login "$1" \
+    --argon2-memory-kib "$memory" --argon2-iterations "$iterations" --log-level warning 2>"$log" &
   pid=$!
-  for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
+  local up=""
+  for _ in $(seq 1 100); do
+    curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && { up=1; break; }
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [[ -z "$up" ]]; then
+    echo "bench/login.sh: custos serve did not come up:" >&2
+    cat "$log" >&2
+    exit 1
+  fi
   "$bin" bench login --server "http://127.0.0.1:$port" --api-key "$key" --seconds "$seconds" --concurrency "$concurrency" "${@:2}"
   kill "$pid"; wait "$pid" 2>/dev/null || true; pid=""
 }

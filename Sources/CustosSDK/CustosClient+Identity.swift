@@ -26,11 +26,26 @@ extension CustosClient {
 
     /// Activates this device for the user with the one-time code: creates the device key,
     /// sets the password, binds the device and opens a session. Emits `onUserLoggedIn`.
+    ///
+    /// The new key replaces the device's old one (if any) only once the server has accepted
+    /// it: a wrong or expired code, or a network failure, leaves the old key usable.
     public func activate(userID: String, activationCode: String, password: String, deviceName: String) async throws -> AuthenticationResult {
         let keyStore = try requireKeyStore()
-        let key = try keyStore.createKey(for: account(userID))
-        let result: AuthenticationResult = try await transport.post("/v1/activate", ActivateRequest(
-            userID: userID, activationCode: activationCode, password: password, deviceName: deviceName, devicePublicKey: key.publicKey))
+        let staging = account(userID) + "|activating"
+        let key = try keyStore.createKey(for: staging)
+        let result: AuthenticationResult
+        do {
+            result = try await transport.post("/v1/activate", ActivateRequest(
+                userID: userID, activationCode: activationCode, password: password, deviceName: deviceName, devicePublicKey: key.publicKey))
+        } catch {
+            try? keyStore.deleteKey(for: staging)
+            throw error
+        }
+        if StatusCode.isSuccess(result.statusCode) {
+            try keyStore.moveKey(from: staging, to: account(userID))
+        } else {
+            try? keyStore.deleteKey(for: staging)
+        }
         adopt(result)
         events.emit(.onUserLoggedIn, result)
         return result

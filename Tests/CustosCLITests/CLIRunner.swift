@@ -81,4 +81,12 @@ final class ServeProcess: Sendable {
         child.signal(signal)
         return child.waitForOutput().status
     }
+
+    /// A test that failed before stopping its server does not leave it running.
+    deinit {
+        if child.isRunning {
+            child.signal(SIGKILL)
+            _ = child.waitForOutput()
+        }
+    }
 }

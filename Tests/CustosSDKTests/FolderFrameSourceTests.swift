@@ -46,4 +46,33 @@ import Testing
         }
         await #expect(throws: CustosError.self) { try await FolderFrameSource(directory: try folder([]), pace: false).capture(request) }
     }
+
+    /// Microsecond stamps, times out of order and extreme values are refused at once: no
+    /// sleeping for days, no arithmetic trap.
+    @Test(arguments: [
+        ("a.jpg 1000000\nb.jpg 1333000\nc.jpg 1666000\n", "the challenge allows at most 20000 ms"),
+        ("a.jpg 433\nb.jpg 100\nc.jpg 766\n", "times must not decrease in name order (b.jpg at 100 after a.jpg at 433)"),
+        ("a.jpg -9223372036854775808\nb.jpg 0\nc.jpg 9223372036854775807\n", "span too long"),
+    ])
+    func badTimestampsAreRefusedBeforeWaiting(sidecar: String, message: String) async throws {
+        let source = FolderFrameSource(directory: try folder(["a.jpg", "b.jpg", "c.jpg"], sidecar: sidecar), pace: true)
+        let started = Date()
+        let error = await #expect(throws: CustosError.self) { try await source.capture(request) }
+        #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
+        #expect(Date().timeIntervalSince(started) < 2)
+    }
+
+    @Test func extremeTimesWithinTheMaximumAreRestamped() async throws {
+        let sidecar = "a.jpg -9223372036854775808\nb.jpg -9223372036854775808\nc.jpg -9223372036854755808\n"
+        let frames = try await FolderFrameSource(directory: try folder(["a.jpg", "b.jpg", "c.jpg"], sidecar: sidecar), pace: false)
+            .capture(request)
+        #expect(frames.map { $0.capturedAtMs - frames[0].capturedAtMs } == [0, 0, 20000])
+    }
+
+    @Test func aFrameRateTooLowForTheChallengeIsRefused() async throws {
+        for fps in [1e-300, 0.01, .nan, .infinity] {
+            let source = FolderFrameSource(directory: try folder(["a.jpg", "b.jpg"]), framesPerSecond: fps, pace: true)
+            await #expect(throws: CustosError.self) { try await source.capture(request) }
+        }
+    }
 }

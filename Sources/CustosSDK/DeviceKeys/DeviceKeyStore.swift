@@ -16,5 +16,9 @@ public protocol DeviceKeyStore: Sendable {
     func key(for account: String) throws -> (any DeviceSigningKey)?
     /// Creates a new key for the account, replacing any old one.
     func createKey(for account: String) throws -> any DeviceSigningKey
+    /// Replaces `account`'s key (if any) with the key of `staging`, which then has none.
+    /// Activation creates its key under a staging account and moves it only once the server
+    /// has accepted it, so a failed activation leaves the working key as it was.
+    func moveKey(from staging: String, to account: String) throws
     func deleteKey(for account: String) throws
 }

@@ -38,6 +38,12 @@ public struct FileDeviceKeyStore: DeviceKeyStore {
         return FileDeviceKey(privateKey: privateKey)
     }
 
+    public func moveKey(from staging: String, to account: String) throws {
+        guard rename(path(for: staging), path(for: account)) == 0 else {
+            throw CustosError.invalidConfiguration("cannot move the new device key into place in \(directory.path)")
+        }
+    }
+
     public func deleteKey(for account: String) throws {
         let path = path(for: account)
         if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }

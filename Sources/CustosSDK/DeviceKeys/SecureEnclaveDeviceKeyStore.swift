@@ -45,6 +45,19 @@ public struct SecureEnclaveDeviceKeyStore: DeviceKeyStore {
         return key
     }
 
+    public func moveKey(from staging: String, to account: String) throws {
+        var exists = baseQuery(staging)
+        exists[kSecReturnAttributes as String] = true
+        guard SecItemCopyMatching(exists as CFDictionary, nil) == errSecSuccess else {
+            throw CustosError.invalidConfiguration("there is no staged device key to move")
+        }
+        try deleteKey(for: account)
+        let renamed = [kSecAttrAccount as String: account] as CFDictionary
+        guard SecItemUpdate(baseQuery(staging) as CFDictionary, renamed) == errSecSuccess else {
+            throw CustosError.invalidConfiguration("cannot move the new device key into place in the keychain")
+        }
+    }
+
     public func deleteKey(for account: String) throws {
         SecItemDelete(baseQuery(account) as CFDictionary)
     }

@@ -39,8 +39,8 @@ public final class EventHub: Sendable {
     }
 
     /// Installs `handler` on top of the event's stack. Keep the token: releasing it (or
-    /// calling `remove()`) restores the handler that was there before.
-    @discardableResult
+    /// calling `remove()`) restores the handler that was there before, so a dropped token
+    /// removes the handler at once.
     public func on<Payload>(_ event: CustosEvent<Payload>, _ handler: @escaping @Sendable (Payload) -> Void) -> HandlerToken {
         install(event.name) { payload in
             if let payload = payload as? Payload { handler(payload) }
@@ -48,8 +48,8 @@ public final class EventHub: Sendable {
     }
 
     /// Installs a handler that can call the handler below it: `previous(payload)` runs
-    /// whatever handler was installed before this one (nothing if there is none).
-    @discardableResult
+    /// whatever handler was installed before this one (nothing if there is none). Keep the
+    /// token, as with `on`.
     public func chain<Payload>(_ event: CustosEvent<Payload>,
                                _ handler: @escaping @Sendable (_ payload: Payload, _ previous: @Sendable (Payload) -> Void) -> Void) -> HandlerToken {
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue

@@ -22,16 +22,21 @@ public struct FolderFrameSource: FrameSource {
             throw CustosError.invalidConfiguration("\(directory.path) has \(recorded.count) frames; the server takes at most \(request.maximumFrames)")
         }
         let first = recorded[0].offsetMs
-        let span = recorded[recorded.count - 1].offsetMs - first
-        if pace && span > 0 { try await Task.sleep(nanoseconds: UInt64(span) * 1_000_000) }
+        let (span, overflow) = recorded[recorded.count - 1].offsetMs.subtractingReportingOverflow(first)
+        guard !overflow, span <= Int64(request.maximumDurationMs) else {
+            throw CustosError.invalidConfiguration("the frames in \(directory.path) span \(overflow ? "too long" : "\(span) ms"); "
+                                                   + "the challenge allows at most \(request.maximumDurationMs) ms")
+        }
+        if pace && span > 0 { try await Task.sleep(for: .milliseconds(span)) }
         let end = Int64((Date().timeIntervalSince1970 * 1000).rounded())
         let start = end - span
+        // Offsets do not decrease (see `frames()`), so each lies within [first, first + span].
         return try recorded.map { frame in
-            CapturedImage(capturedAtMs: start + frame.offsetMs - first, jpeg: try Data(contentsOf: frame.url))
+            CapturedImage(capturedAtMs: start + (frame.offsetMs - first), jpeg: try Data(contentsOf: frame.url))
         }
     }
 
-    /// The frames with their offsets in milliseconds.
+    /// The frames with their offsets in milliseconds, which never decrease in name order.
     func frames() throws -> [(url: URL, offsetMs: Int64)] {
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { ["jpg", "jpeg"].contains(($0 as NSString).pathExtension.lowercased()) }
@@ -46,14 +51,25 @@ public struct FolderFrameSource: FrameSource {
                 }
                 times[String(parts[0])] = ms
             }
+            var previous: (name: String, ms: Int64)?
             return try names.map { name in
                 guard let ms = times[name] else { throw CustosError.invalidConfiguration("\(sidecar.path) has no time for \(name)") }
+                if let previous, ms < previous.ms {
+                    throw CustosError.invalidConfiguration(
+                        "\(sidecar.path): times must not decrease in name order (\(name) at \(ms) after \(previous.name) at \(previous.ms))")
+                }
+                previous = (name, ms)
                 return (directory.appendingPathComponent(name), ms)
             }
         }
-        guard framesPerSecond > 0 else { throw CustosError.invalidConfiguration("frames per second must be positive") }
-        return names.enumerated().map { index, name in
-            (directory.appendingPathComponent(name), Int64((Double(index) * 1000 / framesPerSecond).rounded()))
+        guard framesPerSecond.isFinite, framesPerSecond > 0 else {
+            throw CustosError.invalidConfiguration("frames per second must be a positive number")
+        }
+        return try names.enumerated().map { index, name in
+            guard let ms = Int64(exactly: (Double(index) * 1000 / framesPerSecond).rounded()) else {
+                throw CustosError.invalidConfiguration("a frame rate of \(framesPerSecond) per second spaces the frames too far apart")
+            }
+            return (directory.appendingPathComponent(name), ms)
         }
     }
 }

@@ -1,17 +1,30 @@
-/// A command-line option: `--name VALUE` (or `--name=VALUE`), or a boolean `--name`.
+/// A command-line option: `--name VALUE` (or `--name=VALUE`), a boolean `--name`, or a
+/// switch: `--name` (true) or `--name=true|false`.
 struct OptionSpec: Sendable {
     let name: String
     let valueName: String?
     let help: String
+    /// A switch also takes `=true` or `=false`.
+    let isSwitch: Bool
 
     static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, valueName: valueName, help: help)
+        OptionSpec(name: name, valueName: valueName, help: help, isSwitch: false)
     }
     static func flag(_ name: String, _ help: String) -> OptionSpec {
-        OptionSpec(name: name, valueName: nil, help: help)
+        OptionSpec(name: name, valueName: nil, help: help, isSwitch: false)
+    }
+    /// A boolean that can also be turned off: `--name=false`. Read it with `value(name)`
+    /// (`"true"` or `"false"`, nil when not given).
+    static func `switch`(_ name: String, _ help: String) -> OptionSpec {
+        OptionSpec(name: name, valueName: nil, help: help, isSwitch: true)
     }
 
     var takesValue: Bool { valueName != nil }
+
+    /// How `--help` shows it.
+    var synopsis: String {
+        "--\(name)" + (valueName.map { " \($0)" } ?? "") + (isSwitch ? "[=true|false]" : "")
+    }
 }
 
 /// What a command accepts, for parsing and for `--help`.
@@ -41,9 +54,7 @@ struct CommandSpec: Sendable {
         if !options.isEmpty {
             lines.append("")
             lines.append("options:")
-            let rendered = options.map { option in
-                ("--\(option.name)" + (option.valueName.map { " \($0)" } ?? ""), option.help)
-            } + [("--help", "show this help")]
+            let rendered = options.map { ($0.synopsis, $0.help) } + [("--help", "show this help")]
             let width = rendered.map(\.0.count).max() ?? 0
             for (left, right) in rendered {
                 lines.append("  " + left + String(repeating: " ", count: width - left.count + 2) + right)
@@ -106,6 +117,14 @@ enum ArgumentParser {
                     result.values[name] = arguments[index]
                     index += 1
                 }
+            } else if option.isSwitch {
+                let value = inlineValue ?? "true"
+                // Only the two spellings `--help` shows; anything else reads as a value it does not take.
+                guard value == "true" || value == "false" else { throw UsageError("option '--\(name)' takes no value") }
+                if inlineValue == nil, index < arguments.count, ["true", "false"].contains(arguments[index]) {
+                    throw UsageError("write '--\(name)=\(arguments[index])' (a switch takes its value after '=')")
+                }
+                result.values[name] = value
             } else {
                 guard inlineValue == nil else { throw UsageError("option '--\(name)' takes no value") }
                 result.flags.insert(name)

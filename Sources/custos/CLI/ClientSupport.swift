@@ -37,8 +37,9 @@ enum ClientOptions {
     }
 }
 
-/// Runs async SDK work from a synchronous command.
-func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
+/// Runs async SDK work from a synchronous command. SDK errors propagate as they are; the
+/// command line prints them as one line, `code: message`, and exits 1.
+func callServer<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
     let box = LockedBox<Result<T, any Error>?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task.detached {
@@ -46,27 +47,8 @@ func blocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) thr
         done.signal()
     }
     done.wait()
-    guard let result = box.get() else { throw UsageError("internal: no result") }
+    guard let result = box.get() else { throw CommandFailure("internal: no result") }
     return try result.get()
-}
-
-/// Server answers become one-line failures: `invalid_api_key: The API key is …`.
-struct ServerFailure: Error, CustomStringConvertible {
-    let error: CustosError
-    var description: String { "\(error.code): \(error.message)" }
-}
-
-extension CustosError {
-    var cliFailure: ServerFailure { ServerFailure(error: self) }
-}
-
-/// Calls the server, turning SDK errors into one-line failures (exit 1).
-func callServer<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-    do {
-        return try blocking(work)
-    } catch let error as CustosError {
-        throw error.cliFailure
-    }
 }
 
 /// Reads a password: the first line of standard input with `--password-stdin`, else a

@@ -50,4 +50,15 @@ struct Profile: Codable {
     static func client(server: URL, directory: URL) throws -> CustosClient {
         try CustosClient(configuration: .init(serverURL: server, keyStore: FileDeviceKeyStore(directory: directory.appendingPathComponent("keys"))))
     }
+
+    /// What a command run as this device starts with: the command line's profile, where it
+    /// lives, and a client for its server resumed in its session (if it has one).
+    static func open(_ arguments: ParsedArguments) throws -> (profile: Profile, directory: URL, client: CustosClient) {
+        let directory = directory(arguments)
+        let profile = try load(directory)
+        guard let server = URL(string: profile.server) else { throw UsageError("the profile's server URL is unreadable") }
+        let client = try client(server: server, directory: directory)
+        client.restore(SessionState(userID: profile.userID, deviceID: profile.deviceID, sessionToken: profile.sessionToken))
+        return (profile, directory, client)
+    }
 }

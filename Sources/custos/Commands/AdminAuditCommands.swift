@@ -30,12 +30,8 @@ enum AdminAuditCommands {
                   .value("limit", "N", "page size 1-\(AuditTrail.maximumListLimit) (default 100)"),
                   ClientOptions.json] + DatabaseOptions.options)
     ) { arguments in
-        guard let limit = Int(arguments.value("limit") ?? "100"), (1...AuditTrail.maximumListLimit).contains(limit) else {
-            throw UsageError("--limit must be an integer from 1 to \(AuditTrail.maximumListLimit)")
-        }
-        guard let after = Int64(arguments.value("after") ?? "0"), after >= 0 else {
-            throw UsageError("--after must be a sequence number (0 or more)")
-        }
+        let limit = try arguments.integer("limit", in: 1...AuditTrail.maximumListLimit) ?? 100
+        let after = try arguments.integer("after", in: Int64(0)...Int64.max) ?? 0
         let events = try withTrail(arguments) { trail in
             do {
                 return try trail.list(userID: arguments.value("user"), transactionID: arguments.value("transaction"),

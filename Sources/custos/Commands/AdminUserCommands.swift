@@ -6,6 +6,10 @@ import Foundation
 /// an API key.
 enum AdminUserCommands {
     static let remote: [OptionSpec] = [ClientOptions.server, ClientOptions.apiKey, ClientOptions.json]
+    /// For the actions whose answer has no body: they confirm in one line of text.
+    static let remoteTextOnly: [OptionSpec] = [ClientOptions.server, ClientOptions.apiKey]
+    /// The largest page of users the server answers with.
+    static let maximumPageSize = 500
 
     static let all: [Command] = [
         create, list, show, userAction("disable", "Disable a user (ends its sessions).") { try await $0.disableUser($1) },
@@ -29,10 +33,10 @@ enum AdminUserCommands {
 
     static let list = Command(spec: CommandSpec(
         path: "admin user list", summary: "List users, a page at a time.",
-        options: remote + [.value("after", "USER", "start after this user id"), .value("limit", "N", "page size 1-500 (default 100)")])
+        options: remote + [.value("after", "USER", "start after this user id"), .value("limit", "N", "page size 1-\(maximumPageSize) (default 100)")])
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
-        guard let limit = Int(arguments.value("limit") ?? "100") else { throw UsageError("--limit must be an integer") }
+        let limit = try arguments.integer("limit", in: 1...maximumPageSize) ?? 100
         let after = arguments.value("after")
         let page = try callServer { try await client.users(after: after, limit: limit) }
         try ClientOptions.output(arguments, page) {
@@ -50,7 +54,7 @@ enum AdminUserCommands {
     }
 
     static let delete = Command(spec: CommandSpec(
-        path: "admin user delete", summary: "Delete a user with its devices, sessions and biometric data.", options: remote, positionals: ["user"])
+        path: "admin user delete", summary: "Delete a user with its devices, sessions and biometric data.", options: remoteTextOnly, positionals: ["user"])
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
         let userID = arguments.positionals[0]
@@ -86,7 +90,7 @@ enum AdminUserCommands {
     }
 
     static let revokeDevice = Command(spec: CommandSpec(
-        path: "admin device revoke", summary: "Revoke a device; its sessions end at once.", options: remote, positionals: ["user", "device"])
+        path: "admin device revoke", summary: "Revoke a device; its sessions end at once.", options: remoteTextOnly, positionals: ["user", "device"])
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
         let (userID, deviceID) = (arguments.positionals[0], arguments.positionals[1])
@@ -106,8 +110,12 @@ enum AdminUserCommands {
         }
     }
 
+    /// `alice  active  password changed 2026-01-02T03:04:05Z  locked until …`
     static func describe(_ user: UserInfo) -> String {
-        "\(user.userID)  \(user.status)\(user.locked ? "  locked until \(user.lockedUntil.map(iso) ?? "?")" : "")"
+        var fields = [user.userID, user.status]
+        if let changed = user.passwordChangedAt { fields.append("password changed \(iso(changed))") }
+        if user.locked { fields.append("locked until \(user.lockedUntil.map(iso) ?? "?")") }
+        return fields.joined(separator: "  ")
     }
 }
 

@@ -11,79 +11,82 @@ enum BenchIDVCommand {
         options: [ClientOptions.server, ClientOptions.apiKey,
                   .value("enroll", "DIR", "JPEG frames each bench user opts in with (name order)"),
                   .value("frames", "DIR", "JPEG frames of one authentication (name order)"),
-                  .value("fps", "N", "frame rate of the authentication frames (default 12)"),
+                  .value("fps", "N", "frame rate of the authentication frames, in (0, 240] (default 12)"),
                   .value("enroll-fps", "N", "frame rate of the opt-in frames (default: --fps)"),
                   .value("size", "WxH", "frames are placed on a canvas of this size (default 640x480)"),
-                  .value("seconds", "N", "how long to measure (default 10)"), .value("concurrency", "N", "parallel users (default 1)")])
+                  BenchAccounts.seconds, BenchAccounts.concurrency("parallel users, 1-1000 (default 1)")])
     ) { arguments in
         guard let enrollPath = arguments.value("enroll"), let framesPath = arguments.value("frames") else {
             throw UsageError("--enroll DIR and --frames DIR are required")
         }
-        let fps = Double(arguments.value("fps") ?? "12") ?? 0
-        let enrollFPS = Double(arguments.value("enroll-fps") ?? arguments.value("fps") ?? "12") ?? 0
-        guard fps > 0, enrollFPS > 0 else { throw UsageError("--fps and --enroll-fps must be positive") }
+        let fps = try arguments.framesPerSecond("fps") ?? 12
+        let enrollFPS = try arguments.framesPerSecond("enroll-fps") ?? fps
         let size = (arguments.value("size") ?? "640x480").split(separator: "x").compactMap { Int($0) }
         guard size.count == 2, size.allSatisfy({ (64...4096).contains($0) }) else { throw UsageError("--size must be WxH, 64-4096 each") }
-        let seconds = Double(arguments.value("seconds") ?? "10") ?? 0
-        let concurrency = Int(arguments.value("concurrency") ?? "1") ?? 0
-        guard seconds > 0, concurrency > 0 else { throw UsageError("--seconds and --concurrency must be positive") }
+        let (seconds, concurrency) = try BenchAccounts.duration(arguments, defaultConcurrency: 1)
         let enrollFrames = try canvas(try jpegs(in: enrollPath), width: size[0], height: size[1])
         let authFrames = try canvas(try jpegs(in: framesPath), width: size[0], height: size[1])
         let admin = try ClientOptions.adminClient(arguments)
         let server = try ClientOptions.serverURL(arguments)
 
-        let clients = try callServer {
-            try await withThrowingTaskGroup(of: CustosClient.self) { group in
-                for index in 0..<concurrency {
-                    group.addTask {
-                        let userID = "bench-idv-\(UUID().uuidString.prefix(8).lowercased())-\(index)"
-                        let created = try await admin.createUser(userID)
-                        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("custos-bench-\(UUID().uuidString)")
-                        let client = try CustosClient(configuration: .init(serverURL: server, keyStore: FileDeviceKeyStore(directory: keys)))
-                        _ = try await client.activate(userID: userID, activationCode: created.activation.activationCode,
-                                                      password: "bench password 123", deviceName: "bench")
-                        let enrolled = try await client.initiateIDVBiometricOptIn(
-                            consentVersion: "bench", frameSource: MemoryFrames(frames: enrollFrames, framesPerSecond: enrollFPS, tag: userID, pace: true))
-                        guard enrolled.templateCreated else {
-                            throw UsageError("opt-in failed: \(enrolled.biometricResult?.displayText ?? "?") \(enrolled.biometricResult?.livenessReason ?? "")")
-                        }
-                        return client
+        let latencies = try BenchAccounts.withKeyDirectory { keys in
+            let accounts = try callServer {
+                let accounts = try await BenchAccounts.provision(concurrency, prefix: "bench-idv", admin: admin, server: server,
+                                                                 password: "bench password 123", keys: keys)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for account in accounts {
+                        group.addTask { try await optIn(account, frames: enrollFrames, fps: enrollFPS) }
                     }
+                    try await group.waitForAll()
                 }
-                return try await group.reduce(into: []) { $0.append($1) }
+                return accounts
+            }
+            return try callServer {
+                let deadline = Date().addingTimeInterval(Double(seconds))
+                return try await withThrowingTaskGroup(of: [Double].self) { group in
+                    for (index, account) in accounts.enumerated() {
+                        group.addTask { try await authentications(account.client, frames: authFrames, fps: fps, tag: "\(index)", until: deadline) }
+                    }
+                    return try await group.reduce(into: [Double]()) { $0 += $1 }.sorted()
+                }
             }
         }
-
-        let latencies = try callServer {
-            let deadline = Date().addingTimeInterval(seconds)
-            return try await withThrowingTaskGroup(of: [Double].self) { group in
-                for (index, client) in clients.enumerated() {
-                    group.addTask {
-                        var samples: [Double] = []
-                        var round = 0
-                        while Date() < deadline {
-                            round += 1
-                            // Fresh bytes each time: the server refuses a frame it has seen.
-                            let source = MemoryFrames(frames: authFrames, framesPerSecond: fps, tag: "\(index)-\(round)", pace: false)
-                            let start = DispatchTime.now().uptimeNanoseconds
-                            let result = try await client.initiateIDVServerBiometricAuthentication(reason: "bench", frameSource: source)
-                            guard result.biometricResult?.displayText == "MATCHED" else {
-                                throw UsageError("authentication answered \(result.statusCode) \(result.biometricResult?.displayText ?? "") \(result.biometricResult?.livenessReason ?? "")")
-                            }
-                            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
-                        }
-                        return samples
-                    }
-                }
-                return try await group.reduce(into: [Double]()) { $0 += $1 }.sorted()
-            }
-        }
-        guard !latencies.isEmpty else { throw UsageError("no authentication completed") }
+        guard !latencies.isEmpty else { throw CommandFailure("no authentication completed") }
         let percentile = { (p: Double) in latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
-        Console.out(String(format: "server biometric authentications (%d frames %dx%d): %d in %.0fs, %.2f/s, whole flow p50 %.1f ms, p95 %.1f ms (concurrency %d)",
-                           authFrames.count, size[0], size[1], latencies.count, seconds, Double(latencies.count) / seconds,
+        Console.out(String(format: "server biometric authentications (%d frames %dx%d): %d in %ds, %.2f/s, whole flow p50 %.1f ms, p95 %.1f ms (concurrency %d)",
+                           authFrames.count, size[0], size[1], latencies.count, seconds, Double(latencies.count) / Double(seconds),
                            percentile(0.5), percentile(0.95), concurrency))
         return .ok
+    }
+
+    /// The user's face template, from the opt-in frames.
+    private static func optIn(_ account: BenchAccounts.Account, frames: [Data], fps: Double) async throws {
+        let enrolled = try await account.client.initiateIDVBiometricOptIn(
+            consentVersion: "bench", frameSource: MemoryFrames(frames: frames, framesPerSecond: fps, tag: account.userID, pace: true))
+        guard enrolled.templateCreated else {
+            throw CommandFailure("the opt-in of \(account.userID) answered \(enrolled.statusCode) "
+                                 + "\(enrolled.biometricResult?.displayText ?? "") \(enrolled.biometricResult?.livenessReason ?? "")")
+        }
+    }
+
+    /// One user's authentications until the deadline: their whole-flow latencies in milliseconds.
+    private static func authentications(_ client: CustosClient, frames: [Data], fps: Double, tag: String,
+                                        until deadline: Date) async throws -> [Double] {
+        var samples: [Double] = []
+        var round = 0
+        while Date() < deadline {
+            round += 1
+            // Fresh bytes each time: the server refuses a frame it has seen.
+            let source = MemoryFrames(frames: frames, framesPerSecond: fps, tag: "\(tag)-\(round)", pace: false)
+            let start = DispatchTime.now().uptimeNanoseconds
+            let result = try await client.initiateIDVServerBiometricAuthentication(reason: "bench", frameSource: source)
+            guard result.biometricResult?.displayText == "MATCHED" else {
+                throw CommandFailure("authentication answered \(result.statusCode) \(result.biometricResult?.displayText ?? "") "
+                                     + "\(result.biometricResult?.livenessReason ?? "")")
+            }
+            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+        }
+        return samples
     }
 
     private static func jpegs(in path: String) throws -> [Data] {
@@ -120,8 +123,13 @@ private struct MemoryFrames: FrameSource {
     let pace: Bool
 
     func capture(_ request: CaptureRequest) async throws -> [CapturedImage] {
-        let span = Int64(Double(frames.count - 1) * 1000 / framesPerSecond)
-        if pace { try await Task.sleep(nanoseconds: UInt64(span) * 1_000_000) }
+        let duration = Double(frames.count - 1) * 1000 / framesPerSecond
+        guard duration <= Double(request.maximumDurationMs) else {
+            throw CommandFailure(String(format: "%d frames at %g fps span %.0f ms; the challenge allows at most %d ms",
+                                        frames.count, framesPerSecond, duration, request.maximumDurationMs))
+        }
+        let span = Int64(duration)
+        if pace { try await Task.sleep(for: .milliseconds(span)) }
         let start = Int64(Date().timeIntervalSince1970 * 1000) - span
         return frames.enumerated().map { index, jpeg in
             CapturedImage(capturedAtMs: start + Int64(Double(index) * 1000 / framesPerSecond),

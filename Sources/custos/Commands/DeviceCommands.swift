@@ -32,10 +32,9 @@ enum DeviceCommands {
         options: [ClientOptions.passwordStdin, .flag("no-password", "device signature only (when the policy allows)"),
                   ClientOptions.profile, ClientOptions.json])
     ) { arguments in
-        let directory = Profile.directory(arguments)
-        var profile = try Profile.load(directory)
+        let (saved, directory, client) = try Profile.open(arguments)
+        var profile = saved
         let password = arguments.has("no-password") ? nil : try PasswordInput.read(arguments, prompt: "Password: ")
-        let client = try Profile.client(server: try serverURL(profile), directory: directory)
         let (userID, deviceID) = (profile.userID, profile.deviceID)
         let result = try callServer { try await client.login(userID: userID, deviceID: deviceID, password: password) }
         if let token = result.session?.token {
@@ -46,20 +45,25 @@ enum DeviceCommands {
     }
 
     static let logout = Command(spec: CommandSpec(
-        path: "logout", summary: "End the session on the server.", options: [ClientOptions.profile])
+        path: "logout", summary: "End the session on the server (and forget it here, also when the server has already ended it).",
+        options: [ClientOptions.profile])
     ) { arguments in
-        let directory = Profile.directory(arguments)
-        var profile = try Profile.load(directory)
-        guard let token = profile.sessionToken else {
+        let (saved, directory, client) = try Profile.open(arguments)
+        var profile = saved
+        guard profile.sessionToken != nil else {
             Console.out("not logged in")
             return .ok
         }
-        let client = try Profile.client(server: try serverURL(profile), directory: directory)
-        client.restore(SessionState(userID: profile.userID, deviceID: profile.deviceID, sessionToken: token))
-        try callServer { try await client.logout() }
+        var message = "logged out"
+        do {
+            try callServer { try await client.logout() }
+        } catch let error as CustosError where error.httpStatus == 401 {
+            // Expired or revoked: there is nothing left to end on the server.
+            message = "the session had already ended; logged out"
+        }
         profile.sessionToken = nil
         try profile.save(directory)
-        Console.out("logged out")
+        Console.out(message)
         return .ok
     }
 
@@ -69,21 +73,13 @@ enum DeviceCommands {
         options: [ClientOptions.passwordStdin, .value("token", "TOKEN", "the password_change_token of a 110 answer"),
                   ClientOptions.profile, ClientOptions.json])
     ) { arguments in
-        let directory = Profile.directory(arguments)
-        let profile = try Profile.load(directory)
+        let (profile, _, client) = try Profile.open(arguments)
         let old = try PasswordInput.read(arguments, prompt: "Old password: ")
         let new = arguments.has("password-stdin") ? try PasswordInput.nextLine("new password") : try PasswordInput.promptWithoutEcho("New password: ")
-        let client = try Profile.client(server: try serverURL(profile), directory: directory)
-        client.restore(SessionState(userID: profile.userID, deviceID: profile.deviceID, sessionToken: profile.sessionToken))
         let token = arguments.value("token")
         let userID = profile.userID
         let result = try callServer { try await client.changePassword(userID: userID, oldPassword: old, newPassword: new, passwordChangeToken: token) }
         return try report(arguments, result, success: "password changed")
-    }
-
-    private static func serverURL(_ profile: Profile) throws -> URL {
-        guard let url = URL(string: profile.server) else { throw UsageError("the profile's server URL is unreadable") }
-        return url
     }
 
     /// Prints the result and maps its status to the exit code.

@@ -28,7 +28,7 @@ enum EvalCalibrateCommand {
         let (pairs, source) = try pairList(arguments)
         var options = try FaceCommandSupport.faceOptions(arguments, descriptor: true, defaultPreset: "thorough")
         options.landmarks = .five
-        let threads = try FaceCommandSupport.integer(arguments, "threads", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        let threads = try arguments.integer("threads", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         let engine = try FaceCommandSupport.engine(arguments, poolSize: threads, options: options)
         let scored = ScoredPairs(pairs, engine: engine, options: options, threads: threads)
         guard let calibration = Calibration(scored.metrics, targetFMR: target) else {
@@ -55,9 +55,7 @@ enum EvalCalibrateCommand {
     private static func pairList(_ arguments: ParsedArguments) throws -> (pairs: [ImagePair], source: String) {
         switch (arguments.value("pairs"), arguments.value("identities")) {
         case (let file?, nil):
-            let text: String
-            do { text = try String(contentsOfFile: file, encoding: .utf8) } catch { throw UsageError("cannot read \(file)") }
-            return (try PairsFile.parse(text, root: arguments.value("root") ?? ".").pairs, file)
+            return (try PairsFile.read(file, root: arguments.value("root") ?? ".").pairs, file)
         case (nil, let directory?):
             return (try PairsFile.identities(root: directory).pairs, directory)
         default:

@@ -27,7 +27,7 @@ enum EvalLivenessCommand {
     private static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard let directory = arguments.value("data") else { throw UsageError("--data DIR is required") }
         let settings = try self.settings(arguments)
-        let threads = try FaceCommandSupport.integer(arguments, "threads", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        let threads = try arguments.integer("threads", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         let data = try LivenessDataSet(directory: directory)
         // The server's analysis of liveness frames.
         let options = IDVPolicy().frameOptions
@@ -61,12 +61,12 @@ enum EvalLivenessCommand {
             guard !settings.actions.isEmpty else { throw UsageError("--actions needs at least one action") }
         }
         let policy = settings.policy
-        if let window = try FaceCommandSupport.integer(arguments, "window", range: policy.minimumFrames...policy.maximumFrames) {
+        if let window = try arguments.integer("window", in: policy.minimumFrames...policy.maximumFrames) {
             settings.window = window
         }
-        settings.stride = try FaceCommandSupport.integer(arguments, "stride", range: 1...10_000) ?? max(1, settings.window / 2)
-        settings.limit = try FaceCommandSupport.integer(arguments, "limit", range: 1...10_000)
-        settings.attackSources = try FaceCommandSupport.integer(arguments, "attack-sources", range: 0...100) ?? settings.attackSources
+        settings.stride = try arguments.integer("stride", in: 1...10_000) ?? max(1, settings.window / 2)
+        settings.limit = try arguments.integer("limit", in: 1...10_000)
+        settings.attackSources = try arguments.integer("attack-sources", in: 0...100) ?? settings.attackSources
         return settings
     }
 }

@@ -24,40 +24,19 @@ enum EvalPairsCommand {
 
     private static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard let pairsPath = arguments.value("pairs") else { throw UsageError("--pairs FILE is required") }
-        let root = arguments.value("root") ?? "."
-        let text: String
-        do { text = try String(contentsOfFile: pairsPath, encoding: .utf8) } catch {
-            throw UsageError("cannot read \(pairsPath)")
-        }
-        let parsed = try PairsFile.parse(text, root: root)
+        let parsed = try PairsFile.read(pairsPath, root: arguments.value("root") ?? ".")
         // Default preset "thorough": dataset photos have smaller faces than selfies.
         var options = try FaceCommandSupport.faceOptions(arguments, descriptor: true, defaultPreset: "thorough")
         options.landmarks = .five
-        let threads = try FaceCommandSupport.integer(arguments, "threads", range: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        let threads = try arguments.integer("threads", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
         let engine = try FaceCommandSupport.engine(arguments, poolSize: threads, options: options)
+        let scored = ScoredPairs(parsed.pairs, engine: engine, options: options, threads: threads)
+        let metrics = scored.metrics
 
-        let paths = Array(Set(parsed.pairs.flatMap { [$0.first, $0.second] })).sorted()
-        let start = Date()
-        let outcomes = PairDescriptors(engine: engine, options: options).describe(paths: paths, threads: threads)
-        var fallbacks = 0, failures: [String: FaceError] = [:]
-        for (path, outcome) in outcomes {
-            switch outcome {
-            case .described(_, let fallback): if fallback { fallbacks += 1 }
-            case .failed(let error): failures[path] = error
-            }
-        }
-        var scored: [FacePairMetrics.Pair] = []
-        for pair in parsed.pairs {
-            guard case .described(let a, _)? = outcomes[pair.first], case .described(let b, _)? = outcomes[pair.second] else { continue }
-            scored.append(FacePairMetrics.Pair(distance: a.distance(to: b), same: pair.same, fold: pair.fold))
-        }
-        let metrics = FacePairMetrics(pairs: scored)
-        let seconds = Date().timeIntervalSince(start)
-
-        Console.out("pairs: \(scored.count) (\(metrics.genuineCount) same, \(metrics.impostorCount) different)"
-                    + (scored.count < parsed.pairs.count ? ", \(parsed.pairs.count - scored.count) skipped (unreadable image)" : ""))
-        Console.out("images: \(paths.count) in \(String(format: "%.1f", seconds)) s on \(threads) threads; detection fallbacks (centre region): \(fallbacks)")
-        for (path, error) in failures.sorted(by: { $0.key < $1.key }).prefix(5) { Console.out("  error: \(path): \(error)") }
+        Console.out("pairs: \(metrics.pairs.count) (\(metrics.genuineCount) same, \(metrics.impostorCount) different)"
+                    + (scored.skipped > 0 ? ", \(scored.skipped) skipped (unreadable image)" : ""))
+        Console.out("images: \(scored.imageCount) in \(String(format: "%.1f", scored.seconds)) s on \(threads) threads; detection fallbacks (centre region): \(scored.fallbacks)")
+        for (path, error) in scored.failures.sorted(by: { $0.key < $1.key }).prefix(5) { Console.out("  error: \(path): \(error)") }
         if parsed.isLFW, let cv = metrics.crossValidatedAccuracy {
             Console.out(String(format: "accuracy (%d-fold cross-validated): %.4f ± %.4f", cv.folds, cv.mean, cv.std))
         }
@@ -73,13 +52,13 @@ enum EvalPairsCommand {
         if let eer = metrics.equalErrorRate {
             Console.out(String(format: "EER: %.4f at threshold %.4f", eer.rate, eer.threshold))
         }
-        let title = "ROC: \(URL(fileURLWithPath: pairsPath).lastPathComponent) (\(scored.count) pairs)"
+        let title = "ROC: \(URL(fileURLWithPath: pairsPath).lastPathComponent) (\(metrics.pairs.count) pairs)"
         if let svgPath = arguments.value("roc") {
             try ROCChart.svg(metrics.roc, title: title, impostors: metrics.impostorCount).write(toFile: svgPath, atomically: true, encoding: .utf8)
         }
         if let csvPath = arguments.value("csv") {
             try ROCChart.csv(metrics.roc).write(toFile: csvPath, atomically: true, encoding: .utf8)
         }
-        return scored.isEmpty ? .failure : .ok
+        return metrics.pairs.isEmpty ? .failure : .ok
     }
 }

@@ -56,12 +56,12 @@ enum FaceBenchCommand {
     private static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError("missing argument IMAGE") }
         let options = try FaceCommandSupport.faceOptions(arguments, descriptor: true)
-        let runs = try FaceCommandSupport.integer(arguments, "runs", range: 1...10_000) ?? 10
-        let warmup = try FaceCommandSupport.integer(arguments, "warmup", range: 0...1000) ?? 2
+        let runs = try arguments.integer("runs", in: 1...10_000) ?? 10
+        let warmup = try arguments.integer("warmup", in: 0...1000) ?? 2
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        let threads = try FaceCommandSupport.integer(arguments, "threads", range: 0...256) ?? cores
-        let rounds = try FaceCommandSupport.integer(arguments, "rounds", range: 1...1000) ?? 3
-        let repeats = try FaceCommandSupport.integer(arguments, "repeat", range: 1...100) ?? 3
+        let threads = try arguments.integer("threads", in: 0...256) ?? cores
+        let rounds = try arguments.integer("rounds", in: 1...1000) ?? 3
+        let repeats = try arguments.integer("repeat", in: 1...100) ?? 3
         let label = arguments.value("label") ?? (arguments.value("preset") ?? "selfie")
         let engine = try FaceCommandSupport.engine(arguments, poolSize: max(1, threads), options: options)
         let benchmark = FaceBenchmark(engine: engine, options: options, runs: runs, warmup: warmup)

@@ -76,12 +76,8 @@ enum IDVCommands {
     }
 
     private static func signedInClient(_ arguments: ParsedArguments) throws -> CustosClient {
-        let directory = Profile.directory(arguments)
-        let profile = try Profile.load(directory)
+        let (profile, _, client) = try Profile.open(arguments)
         guard profile.sessionToken != nil else { throw UsageError("not logged in; run 'custos login' first") }
-        guard let server = URL(string: profile.server) else { throw UsageError("the profile's server URL is unreadable") }
-        let client = try Profile.client(server: server, directory: directory)
-        client.restore(SessionState(userID: profile.userID, deviceID: profile.deviceID, sessionToken: profile.sessionToken))
         return client
     }
 
@@ -91,11 +87,7 @@ enum IDVCommands {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw UsageError("--frames: \(path) is not a folder")
         }
-        var fps = 10.0
-        if let text = arguments.value("fps") {
-            guard let value = Double(text), value > 0, value <= 240 else { throw UsageError("--fps must be a number in (0, 240]") }
-            fps = value
-        }
+        let fps = try arguments.framesPerSecond("fps") ?? 10
         return FolderFrameSource(directory: URL(fileURLWithPath: path), framesPerSecond: fps, pace: !arguments.has("no-pace"))
     }
 
@@ -106,9 +98,9 @@ enum IDVCommands {
         try ClientOptions.output(arguments, result) {
             var lines: [String]
             switch result.statusCode {
-            case 600: lines = ["no template (600): complete the biometric opt-in first"]
-            case 153: lines = ["attempts exhausted (153): the user is locked"]
-            case 240: lines = ["cancelled (240)"]
+            case StatusCode.noTemplate: lines = ["no template (600): complete the biometric opt-in first"]
+            case StatusCode.attemptsExhausted: lines = ["attempts exhausted (153): the user is locked"]
+            case StatusCode.userCancelledSelfie: lines = ["cancelled (240)"]
             default:
                 var line = "\(display ?? "?") (\(result.idvAuditInfo.status))"
                 if let reason = result.biometricResult?.livenessReason { line += ": liveness \(reason)" }
@@ -119,9 +111,9 @@ enum IDVCommands {
             return lines
         }
         switch result.statusCode {
-        case 600: return .noTemplate
-        case 153: return .locked
-        case 240: return .cancelled
+        case StatusCode.noTemplate: return .noTemplate
+        case StatusCode.attemptsExhausted: return .locked
+        case StatusCode.userCancelledSelfie: return .cancelled
         default: return result.idvAuditInfo.status == "SUCCESS" ? .ok : .rejected
         }
     }

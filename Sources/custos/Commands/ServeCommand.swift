@@ -1,3 +1,4 @@
+import CustosCore
 import CustosHTTP
 import CustosServer
 import Dispatch
@@ -12,23 +13,22 @@ enum ServeCommand {
         try run(arguments)
     }
 
-    /// One option per setting; boolean settings are bare flags.
+    /// One option per setting; boolean settings are switches: `--idv` turns one on,
+    /// `--idv=false` off (overriding the environment and the config file).
     static func settingOptions(_ settings: [Setting]) -> [OptionSpec] {
         settings.map { setting in
             let name = String(setting.flag.dropFirst(2))
             let help = "\(setting.help) [\(setting.environmentVariable)]"
-            if case .boolean = setting.kind { return .flag(name, help) }
+            if case .boolean = setting.kind { return .switch(name, help) }
             return .value(name, "VALUE", help)
         }
     }
 
-    /// The values given as flags, keyed by setting key.
+    /// The values given as flags, keyed by setting key (switches read `true` or `false`).
     static func flagValues(_ arguments: ParsedArguments, settings: [Setting]) -> [String: String] {
         var values: [String: String] = [:]
         for setting in settings {
-            let name = String(setting.flag.dropFirst(2))
-            if let value = arguments.value(name) { values[setting.key] = value }
-            if arguments.has(name) { values[setting.key] = "true" }
+            if let value = arguments.value(String(setting.flag.dropFirst(2))) { values[setting.key] = value }
         }
         return values
     }
@@ -74,8 +74,11 @@ enum ServeCommand {
         }
         sink.flush()
 
+        let housekeeping = Housekeeping(store: store, clock: SystemClock(), logger: logger)
+
         let signal = waitForTerminationSignal()
         logger.info("shutting_down", ["signal": .string(signal)])
+        housekeeping.stop()
         server.stop()
         store.close()
         logger.info("stopped")

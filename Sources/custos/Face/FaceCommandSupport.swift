@@ -18,14 +18,6 @@ enum FaceCommandSupport {
         .value("max-image-pixels", "N", "refuse images whose header declares more pixels (default 24000000)"),
     ]
 
-    static func integer(_ arguments: ParsedArguments, _ name: String, range: ClosedRange<Int>) throws -> Int? {
-        guard let text = arguments.value(name) else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw UsageError("--\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got '\(text)'")
-        }
-        return value
-    }
-
     /// The face options a command line asks for.
     static func faceOptions(_ arguments: ParsedArguments, descriptor: Bool, defaultPreset: String = "selfie") throws -> FaceOptions {
         var options: FaceOptions
@@ -39,8 +31,8 @@ enum FaceCommandSupport {
             guard let kind = FaceDetectorKind(rawValue: detector) else { throw UsageError("--detector must be hog or cnn") }
             options.detector = kind
         }
-        if let upsample = try integer(arguments, "upsample", range: 0...4) { options.upsample = upsample }
-        if let side = try integer(arguments, "max-side", range: 0...16384) { options.maxDetectionSide = side == 0 ? nil : side }
+        if let upsample = try arguments.integer("upsample", in: 0...4) { options.upsample = upsample }
+        if let side = try arguments.integer("max-side", in: 0...16384) { options.maxDetectionSide = side == 0 ? nil : side }
         switch arguments.value("landmarks") {
         case nil: break
         case "5": options.landmarks = .five
@@ -48,7 +40,7 @@ enum FaceCommandSupport {
         case let other?: throw UsageError("--landmarks must be 5 or 68, got '\(other)'")
         }
         if arguments.has("flip") { options.flip = true }
-        if let jitters = try integer(arguments, "jitters", range: 0...100) { options.jitters = jitters }
+        if let jitters = try arguments.integer("jitters", in: 0...100) { options.jitters = jitters }
         options.descriptor = descriptor
         do { try options.validate() } catch { throw UsageError(error.message) }
         return options
@@ -60,8 +52,8 @@ enum FaceCommandSupport {
         var environment = ProcessInfo.processInfo.environment
         if let directory = arguments.value("models-dir") { environment["CUSTOS_MODELS_DIR"] = directory }
         var limits = ImageLimits.default
-        if let bytes = try integer(arguments, "max-image-bytes", range: 1...Int(Int32.max)) { limits.maxBytes = bytes }
-        if let pixels = try integer(arguments, "max-image-pixels", range: 1...1_000_000_000) { limits.maxPixels = pixels }
+        if let bytes = try arguments.integer("max-image-bytes", in: 1...Int(Int32.max)) { limits.maxBytes = bytes }
+        if let pixels = try arguments.integer("max-image-pixels", in: 1...1_000_000_000) { limits.maxPixels = pixels }
         let files = try FaceModelFiles.locate(environment: environment)
         return try FaceEngine(configuration: FaceEngineConfiguration(models: files, poolSize: poolSize,
                                                                      use68PointLandmarks: options.landmarks == .sixtyEight,

@@ -40,15 +40,17 @@ struct LivenessEvaluation {
         for window in windows {
             switch Self.label(window, analysis: analysis, policy: settings.policy) {
             case .action(let action) where settings.actions.contains(action):
-                genuine.append(LivenessPresentation(kind: .genuine(sequence: window.sequence.name), source: window.paths[0],
-                                                    action: action, frames: window.frames, fps: window.sequence.fps))
+                genuine.append(LivenessPresentation(kind: .genuine(sequence: window.sequence.name), source: window.paths[window.start],
+                                                    action: action, frames: Array(window.frames), fps: window.sequence.fps))
             case .action: skipped.actionNotSelected += 1
             case .noAction: skipped.noAction += 1
             case .noFaceAtEnds: skipped.noFaceAtEnds += 1
             }
         }
         let recipes = Self.attackRecipes(data, windows: windows, analysis: analysis, settings: settings)
-        let made = ParallelMap.map(recipes, threads: threads) { recipe in Result { () throws(FaceError) in try recipe.make() } }
+        let made = ParallelMap.map(recipes, threads: threads) { recipe in
+            Result { () throws(FaceError) in try recipe.make().map(DigestedFrame.init) }
+        }
         var attacks: [LivenessPresentation] = []
         for (recipe, result) in zip(recipes, made) {
             let frames = try result.get()
@@ -71,21 +73,27 @@ struct LivenessEvaluation {
 
     // MARK: Genuine windows
 
+    /// A run of a sequence's frames. Overlapping windows share the frames, read once per
+    /// sequence; the slices keep the sequence's indices (the first is `start`).
     struct Window {
         let sequence: LivenessDataSet.Sequence
         /// Index of the first frame in the sequence.
         let start: Int
-        let paths: [String]
-        let frames: [Data]
+        let paths: ArraySlice<String>
+        let frames: ArraySlice<DigestedFrame>
     }
 
     static func candidateWindows(_ data: LivenessDataSet, settings: Settings) throws -> [Window] {
         var windows: [Window] = []
         for sequence in data.sequences where sequence.paths.count >= settings.window {
-            let starts = Array(stride(from: 0, through: sequence.paths.count - settings.window, by: settings.stride))
-            for start in starts.prefix(settings.limit ?? starts.count) {
-                let paths = Array(sequence.paths[start..<(start + settings.window)])
-                windows.append(Window(sequence: sequence, start: start, paths: paths, frames: try paths.map(FaceCommandSupport.readFile)))
+            let all = Array(stride(from: 0, through: sequence.paths.count - settings.window, by: settings.stride))
+            let starts = all.prefix(settings.limit ?? all.count)
+            guard let last = starts.last else { continue }
+            // Each frame any window uses, read and hashed once.
+            let frames = try sequence.paths[..<(last + settings.window)].map { path in DigestedFrame(try FaceCommandSupport.readFile(path)) }
+            for start in starts {
+                let range = start..<(start + settings.window)
+                windows.append(Window(sequence: sequence, start: start, paths: sequence.paths[range], frames: frames[range]))
             }
         }
         return windows
@@ -165,7 +173,7 @@ struct LivenessEvaluation {
             recipes += recipe.tilted ? settings.actions.map { recipe.judged(against: $0) } : [recipe]
         }
         for sequence in data.sequences {
-            var candidates: [(path: String, frame: Data)] = []
+            var candidates: [(path: String, frame: DigestedFrame)] = []
             for window in windows where window.sequence.name == sequence.name {
                 for (offset, (path, frame)) in zip(window.paths, window.frames).enumerated() {
                     let number = window.start + offset + 1
@@ -178,7 +186,7 @@ struct LivenessEvaluation {
             for index in 0..<count {
                 let chosen = candidates[index * candidates.count / count]
                 for type in [LivenessAttackType.repeatedFrame, .reencodedFrame, .affinePhoto, .perspectivePhoto] {
-                    add(type, chosen.path, chosen.frame, fps: sequence.fps)
+                    add(type, chosen.path, chosen.frame.bytes, fps: sequence.fps)
                 }
             }
         }

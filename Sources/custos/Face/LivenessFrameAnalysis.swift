@@ -23,12 +23,9 @@ final class LivenessFrameAnalysis: @unchecked Sendable {
     var count: Int { facesByDigest.count }
 
     /// Analyses the frames not seen before.
-    func analyse(_ frames: [Data]) {
+    func analyse(_ frames: [DigestedFrame]) {
         var pending: [Data: Data] = [:]
-        for frame in frames {
-            let digest = CustosCrypto.SHA256.hash(frame)
-            if facesByDigest[digest] == nil { pending[digest] = frame }
-        }
+        for frame in frames where facesByDigest[frame.digest] == nil { pending[frame.digest] = frame.bytes }
         let work = Array(pending)
         let results = ParallelMap.map(work, threads: threads) { [engine, options] entry -> [Face]? in
             try? engine.analyze(entry.value, options: options)
@@ -40,14 +37,25 @@ final class LivenessFrameAnalysis: @unchecked Sendable {
     }
 
     /// The faces of an analysed frame (best detection first).
-    func faces(_ frame: Data) -> [Face] { facesByDigest[CustosCrypto.SHA256.hash(frame)] ?? [] }
+    func faces(_ frame: DigestedFrame) -> [Face] { facesByDigest[frame.digest] ?? [] }
 
     /// The frames as the detector sees them, captured at `fps` from time 0.
-    func livenessFrames(_ frames: [Data], fps: Double) -> [LivenessFrame] {
+    func livenessFrames(_ frames: [DigestedFrame], fps: Double) -> [LivenessFrame] {
         frames.enumerated().map { index, frame in
-            let digest = CustosCrypto.SHA256.hash(frame)
-            return LivenessFrame(capturedAtMilliseconds: Int64((Double(index) * 1000 / fps).rounded()), digest: digest,
-                                 faces: facesByDigest[digest] ?? [])
+            LivenessFrame(capturedAtMilliseconds: Int64((Double(index) * 1000 / fps).rounded()), digest: frame.digest,
+                          faces: facesByDigest[frame.digest] ?? [])
         }
+    }
+}
+
+/// A frame's bytes with their SHA-256, computed once when the frame is read or made: the
+/// analysis and the detector know frames by digest.
+struct DigestedFrame: Sendable {
+    let bytes: Data
+    let digest: Data
+
+    init(_ bytes: Data) {
+        self.bytes = bytes
+        digest = CustosCrypto.SHA256.hash(bytes)
     }
 }

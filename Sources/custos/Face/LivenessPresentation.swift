@@ -48,7 +48,7 @@ struct LivenessPresentation: Sendable {
     /// The file it was made from (the first frame of a genuine window).
     let source: String
     let action: LivenessAction
-    let frames: [Data]
+    let frames: [DigestedFrame]
     let fps: Double
 }
 

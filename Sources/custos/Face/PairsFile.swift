@@ -19,6 +19,13 @@ enum PairsFile {
         var isLFW: Bool
     }
 
+    /// Reads and parses the pairs file at `path`.
+    static func read(_ path: String, root: String) throws -> Parsed {
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw UsageError("cannot read \(path)") }
+        return try parse(text, root: root)
+    }
+
     static func parse(_ text: String, root: String) throws -> Parsed {
         let lines = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
         guard let first = lines.first else { throw UsageError("the pairs file is empty") }

@@ -26,10 +26,10 @@ enum ApplicationFactory {
                     models: FaceModelFiles.locate(), poolSize: configuration.faceWorkers ?? ProcessInfo.processInfo.activeProcessorCount,
                     useCNNDetector: false))
             } catch {
-                throw UsageError("server biometrics need the face models (\(error.message)); run scripts/install-deps.sh, set CUSTOS_MODELS_DIR, or serve with --idv false")
+                throw UsageError("server biometrics need the face models (\(error.message)); run scripts/install-deps.sh, set CUSTOS_MODELS_DIR, or serve with --idv=false")
             }
             guard engine.has68PointLandmarks else {
-                throw UsageError("liveness needs the 68-point landmark model (shape_predictor_68_face_landmarks.dat); serve with --idv false to run without server biometrics")
+                throw UsageError("liveness needs the 68-point landmark model (shape_predictor_68_face_landmarks.dat); serve with --idv=false to run without server biometrics")
             }
             idv = IDVService(store: store, identity: identity, faces: engine,
                              liveness: ChallengeLivenessDetector(policy: configuration.idv.liveness),

@@ -1,0 +1,105 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An HTTP server on 127.0.0.1 that gives every request the same canned answer, for SDK
+/// tests that need a server's reply (an error envelope, a result) without a real server.
+final class StubHTTPServer: @unchecked Sendable {
+    let port: UInt16
+    private let listener: Int32
+    private let response: Data
+    private let requests = RequestLog()
+
+    /// The server's base URL.
+    var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// The request lines received so far (`POST /v1/activate HTTP/1.1`).
+    var requestLines: [String] { requests.all }
+
+    init(status: Int, body: Data) throws {
+        var head = "HTTP/1.1 \(status) Stub\r\nContent-Type: application/json\r\n"
+        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+        response = Data(head.utf8) + body
+        #if canImport(Glibc)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let descriptor = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard descriptor >= 0 else { throw StubError("socket failed") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(descriptor, socketAddress, length) == 0 && listen(descriptor, 8) == 0
+                    && getsockname(descriptor, socketAddress, &length) == 0
+            }
+        }
+        guard bound else {
+            close(descriptor)
+            throw StubError("bind/listen failed")
+        }
+        listener = descriptor
+        port = UInt16(bigEndian: address.sin_port)
+        let thread = Thread { [self] in serve() }
+        thread.start()
+    }
+
+    /// Stops accepting; connections in progress finish.
+    func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    private func serve() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            if let line = readRequest(connection) { requests.append(line) }
+            // MSG_NOSIGNAL: a client that already hung up must not kill the test process.
+            #if canImport(Glibc)
+            response.withUnsafeBytes { _ = send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            #else
+            response.withUnsafeBytes { _ = send(connection, $0.baseAddress, $0.count, 0) }
+            #endif
+            close(connection)
+        }
+    }
+
+    /// Reads the head and the body (by `Content-Length`); returns the request line.
+    private func readRequest(_ connection: Int32) -> String? {
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let separator: [UInt8] = Array("\r\n\r\n".utf8)
+        while true {
+            let count = recv(connection, &buffer, buffer.count, 0)
+            guard count > 0 else { return nil }
+            received += buffer[0..<count]
+            guard let end = received.firstRange(of: separator)?.upperBound else { continue }
+            let head = String(decoding: received[..<end], as: UTF8.self)
+            let lines = head.components(separatedBy: "\r\n")
+            let declared = lines.compactMap { line -> Int? in
+                let parts = line.split(separator: ":", maxSplits: 1)
+                guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+                return Int(parts[1].trimmingCharacters(in: .whitespaces))
+            }.first ?? 0
+            if received.count - end >= declared { return lines.first }
+        }
+    }
+
+    private final class RequestLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func append(_ line: String) { lock.withLock { lines.append(line) } }
+        var all: [String] { lock.withLock { lines } }
+    }
+
+    struct StubError: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+}
