@@ -2,6 +2,7 @@
 // argument checks, then the C++ work inside cfs::guarded.
 #include "cfs_dlib.hpp"
 
+using cfs::check_image;
 using cfs::failure;
 using cfs::guarded;
 
@@ -23,9 +24,6 @@ int32_t cfs_models_load(const cfs_model_paths *paths, cfs_models **models, cfs_e
 int32_t cfs_models_has_shape_predictor_68(const cfs_models *models) {
     return models != nullptr && cfs::has_shape_predictor_68(*models->hog) ? 1 : 0;
 }
-int32_t cfs_models_has_face_descriptor(const cfs_models *models) {
-    return models != nullptr && cfs::has_face_descriptor(*models->dnn) ? 1 : 0;
-}
 int32_t cfs_models_has_cnn_detector(const cfs_models *models) {
     return models != nullptr && cfs::has_cnn_detector(*models->dnn) ? 1 : 0;
 }
@@ -42,7 +40,6 @@ int32_t cfs_engine_create(const cfs_models *models, uint64_t seed, cfs_engine **
         if (models == nullptr || engine == nullptr) throw failure(CFS_INVALID_ARGUMENT, "no models or result pointer");
         *engine = nullptr;
         auto created = std::make_unique<cfs_engine>();
-        created->models = models;
         created->hog = cfs::make_hog_engine(*models->hog);
         created->dnn = cfs::make_dnn_engine(*models->dnn, seed);
         *engine = created.release();
@@ -55,11 +52,6 @@ void cfs_engine_free(cfs_engine *engine) {
         delete engine;
     } catch (...) {
     }
-}
-
-static void check_image(const cfs_image *image) {
-    if (image == nullptr || image->rgb == nullptr || image->width <= 0 || image->height <= 0)
-        throw failure(CFS_INVALID_ARGUMENT, "no image");
 }
 
 int32_t cfs_detect(cfs_engine *engine, const cfs_image *image, const cfs_detect_options *options, cfs_rect *boxes,

@@ -6,12 +6,7 @@
 #include <malloc.h>
 #endif
 
-#include <dlib/revision.h>
-
 #include "cfs_decode.h"
-
-#define CFS_STRING2(x) #x
-#define CFS_STRING(x) CFS_STRING2(x)
 
 int32_t cfs_cpu_supported(cfs_error *error) {
 #if defined(__x86_64__) || defined(__i386__)
@@ -30,10 +25,6 @@ int32_t cfs_cpu_supported(cfs_error *error) {
     cfs_set_error(error, CFS_CPU_UNSUPPORTED, "the face engine is built for x86-64 with AVX2");
     return 0;
 #endif
-}
-
-const char *cfs_dlib_version(void) {
-    return CFS_STRING(DLIB_MAJOR_VERSION) "." CFS_STRING(DLIB_MINOR_VERSION) "." CFS_STRING(DLIB_PATCH_VERSION);
 }
 
 void cfs_tune_allocator(void) {

@@ -95,7 +95,6 @@ std::shared_ptr<const dnn_models> load_dnn_models(const char *descriptor, const 
     return models;
 }
 
-bool has_face_descriptor(const dnn_models &models) { return models.descriptor != nullptr; }
 bool has_cnn_detector(const dnn_models &models) { return models.detector != nullptr; }
 
 std::shared_ptr<dnn_engine> make_dnn_engine(const dnn_models &models, uint64_t seed) {

@@ -36,6 +36,12 @@ template <typename Body> int32_t guarded(cfs_error *error, Body &&body) noexcept
     }
 }
 
+/// Throws `failure(CFS_INVALID_ARGUMENT)` unless `image` has pixels.
+inline void check_image(const cfs_image *image) {
+    if (image == nullptr || image->rgb == nullptr || image->width <= 0 || image->height <= 0)
+        throw failure(CFS_INVALID_ARGUMENT, "no image");
+}
+
 struct hog_models;   // frontal detector prototype, shape predictors (cfs_hog.cpp)
 struct dnn_models;   // descriptor and CNN networks (cfs_dnn.cpp)
 struct hog_engine;   // per-thread HOG detector
@@ -44,7 +50,6 @@ struct dnn_engine;   // per-thread networks and jitter RNG
 std::shared_ptr<const hog_models> load_hog_models(const char *shape5, const char *shape68);
 std::shared_ptr<const dnn_models> load_dnn_models(const char *descriptor, const char *cnn);
 bool has_shape_predictor_68(const hog_models &models);
-bool has_face_descriptor(const dnn_models &models);
 bool has_cnn_detector(const dnn_models &models);
 
 std::shared_ptr<hog_engine> make_hog_engine(const hog_models &models);
@@ -74,7 +79,6 @@ struct cfs_models {
 };
 
 struct cfs_engine {
-    const cfs_models *models;
     std::shared_ptr<cfs::hog_engine> hog;
     std::shared_ptr<cfs::dnn_engine> dnn;
 };

@@ -12,15 +12,11 @@
 
 #include "cfs_internal.hpp"
 
+using cfs::check_image;
 using cfs::failure;
 using cfs::guarded;
 
 namespace {
-
-void check_image(const cfs_image *image) {
-    if (image == nullptr || image->rgb == nullptr || image->width <= 0 || image->height <= 0)
-        throw failure(CFS_INVALID_ARGUMENT, "no image");
-}
 
 /// Bilinear sample of `image` at (u, v) into `out` (3 bytes); black outside the image (a
 /// pixel covers +-0.5 around its centre, so the outermost half pixel repeats the edge).
@@ -62,36 +58,10 @@ void on_jpeg_error(j_common_ptr cinfo) {
 
 void on_jpeg_output(j_common_ptr) {}   // warnings are not printed
 
-/// A destination that grows one malloc'd buffer (owned by the caller of `encode_jpeg`).
-struct memory_destination {
-    jpeg_destination_mgr manager;   // first: libjpeg sees this struct through it
-    uint8_t *buffer;
-    size_t capacity;
-};
-
-void init_destination(j_compress_ptr cinfo) {
-    auto *destination = reinterpret_cast<memory_destination *>(cinfo->dest);
-    destination->manager.next_output_byte = destination->buffer;
-    destination->manager.free_in_buffer = destination->capacity;
-}
-
-boolean grow_destination(j_compress_ptr cinfo) {
-    auto *destination = reinterpret_cast<memory_destination *>(cinfo->dest);
-    const size_t used = destination->capacity;   // libjpeg calls this only when the buffer is full
-    auto *grown = static_cast<uint8_t *>(std::realloc(destination->buffer, used * 2));
-    if (grown == nullptr) ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
-    destination->buffer = grown;
-    destination->capacity = used * 2;
-    destination->manager.next_output_byte = grown + used;
-    destination->manager.free_in_buffer = used;
-    return TRUE;
-}
-
-void term_destination(j_compress_ptr) {}
-
 /// Plain C state only between setjmp and longjmp: nothing with a destructor is skipped.
-/// `destination` is heap memory whose pointer is never reassigned after setjmp.
-int32_t encode_jpeg(const cfs_image *image, int32_t quality, memory_destination *destination, size_t *size,
+/// libjpeg's memory destination writes `*buffer` (malloc'd; the caller frees it, also on
+/// failure) and `*length`, which live in the caller's frame, not this one.
+int32_t encode_jpeg(const cfs_image *image, int32_t quality, unsigned char **buffer, unsigned long *length,
                     cfs_error *error) {
     jpeg_compress_struct cinfo;
     jpeg_errors errors;
@@ -106,10 +76,7 @@ int32_t encode_jpeg(const cfs_image *image, int32_t quality, memory_destination 
         return cfs_set_error(error, memory ? CFS_OUT_OF_MEMORY : CFS_INTERNAL, "JPEG encoder: %s", errors.message);
     }
     jpeg_create_compress(&cinfo);
-    destination->manager.init_destination = init_destination;
-    destination->manager.empty_output_buffer = grow_destination;
-    destination->manager.term_destination = term_destination;
-    cinfo.dest = &destination->manager;
+    jpeg_mem_dest(&cinfo, buffer, length);
     cinfo.image_width = JDIMENSION(image->width);
     cinfo.image_height = JDIMENSION(image->height);
     cinfo.input_components = 3;
@@ -123,7 +90,6 @@ int32_t encode_jpeg(const cfs_image *image, int32_t quality, memory_destination 
         jpeg_write_scanlines(&cinfo, &row, 1);
     }
     jpeg_finish_compress(&cinfo);
-    *size = destination->capacity - destination->manager.free_in_buffer;
     jpeg_destroy_compress(&cinfo);
     return CFS_OK;
 }
@@ -165,20 +131,15 @@ int32_t cfs_image_encode_jpeg(const cfs_image *image, int32_t quality, uint8_t *
         *size = 0;
         check_image(image);
         if (quality < 1 || quality > 100) throw failure(CFS_INVALID_ARGUMENT, "JPEG quality must be 1-100");
-        auto *destination = static_cast<memory_destination *>(std::calloc(1, sizeof(memory_destination)));
-        if (destination != nullptr) {
-            // Room for the whole file at usual qualities; grown when not.
-            destination->capacity = std::max<size_t>(size_t(image->width) * size_t(image->height), 65536);
-            destination->buffer = static_cast<uint8_t *>(std::malloc(destination->capacity));
+        unsigned char *buffer = nullptr;
+        unsigned long length = 0;
+        const int32_t status = encode_jpeg(image, quality, &buffer, &length, error);
+        if (status == CFS_OK) {
+            *data = buffer;
+            *size = size_t(length);
+        } else {
+            std::free(buffer);
         }
-        if (destination == nullptr || destination->buffer == nullptr) {
-            std::free(destination);
-            throw std::bad_alloc();
-        }
-        const int32_t status = encode_jpeg(image, quality, destination, size, error);
-        if (status == CFS_OK) *data = destination->buffer;
-        else std::free(destination->buffer);
-        std::free(destination);
         return status;
     });
 }

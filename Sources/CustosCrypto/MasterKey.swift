@@ -1,3 +1,4 @@
+import CustosAPI
 import CustosCore
 import Foundation
 

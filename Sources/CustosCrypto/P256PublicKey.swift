@@ -1,3 +1,4 @@
+import CustosAPI
 import COpenSSL
 import Foundation
 

@@ -6,7 +6,6 @@ import Foundation
 final class FaceModels: @unchecked Sendable {
     let handle: OpaquePointer
     let has68: Bool
-    let hasDescriptor: Bool
     let hasCNN: Bool
 
     /// Loads the 5-point model (required), the descriptor (required) and, when asked and
@@ -38,7 +37,6 @@ final class FaceModels: @unchecked Sendable {
         guard let models else { throw FaceError(.engineFailure, "model loading returned nothing") }
         handle = models
         has68 = cfs_models_has_shape_predictor_68(models) == 1
-        hasDescriptor = cfs_models_has_face_descriptor(models) == 1
         hasCNN = cfs_models_has_cnn_detector(models) == 1
     }
 

@@ -17,10 +17,6 @@ public final class FaceWorker {
 
     deinit { cfs_engine_free(handle) }
 
-    /// Whether the optional models are loaded.
-    public var has68PointLandmarks: Bool { models.has68 }
-    public var hasCNNDetector: Bool { models.hasCNN }
-
     /// Face boxes, best first (at most 256).
     public func detect(_ image: DecodedImage, options: FaceOptions) throws(FaceError) -> [FaceBox] {
         var shimOptions = cfs_detect_options(

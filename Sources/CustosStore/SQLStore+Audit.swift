@@ -30,7 +30,7 @@ extension SQLStore: AuditStore {
                 "INSERT INTO audit_events (\(Self.auditColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     .integer(event.sequence), .date(event.occurredAt), .text(event.kind), .optionalText(event.userID),
-                    .optionalText(event.transactionID), .text(try Self.detailsJSON(event.details)),
+                    .optionalText(event.transactionID), try .json(event.details),
                     .blob(event.previousHash), .blob(event.hash),
                 ]
             )
@@ -74,11 +74,5 @@ extension SQLStore: AuditStore {
         } catch {
             throw AuditError.unreadableEvent(sequence: sequence, reason: String(describing: error))
         }
-    }
-
-    private static func detailsJSON(_ details: [String: String]) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(details), as: UTF8.self)
     }
 }

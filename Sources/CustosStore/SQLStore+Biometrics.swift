@@ -36,13 +36,13 @@ extension SQLStore: IDVTransactionStore {
     private static func transactionFields(_ t: IDVTransaction) throws -> [SQLValue] {
         [
             .integer(Int64(t.workflow.rawValue)), .text(t.reason), .text(t.state.rawValue), .optionalText(t.consentVersion),
-            .date(t.createdAt), .date(t.expiresAt), .optionalText(try t.challenge.map(json)), .optionalDate(t.challengeIssuedAt),
-            .optionalDate(t.completedAt), .optionalText(try t.result.map(json)),
+            .date(t.createdAt), .date(t.expiresAt), try t.challenge.map(SQLValue.json) ?? .null, .optionalDate(t.challengeIssuedAt),
+            .optionalDate(t.completedAt), try t.result.map(SQLValue.json) ?? .null,
         ]
     }
 
     private static func transaction(from row: SQLRow) throws -> IDVTransaction {
-        guard let workflow = IDVWorkflow(rawValue: try row.int(2)) else { throw StoreError.failure("idv_transactions.workflow: unknown value") }
+        let workflow = try row.enumValue(IDVWorkflow.self, 2, column: "idv_transactions.workflow")
         return IDVTransaction(
             id: try row.string(0), userID: try row.string(1), workflow: workflow, reason: try row.string(3),
             state: try row.enumValue(IDVTransaction.State.self, 4, column: "idv_transactions.state"),
@@ -50,12 +50,6 @@ extension SQLStore: IDVTransactionStore {
             challenge: try row.optionalString(8).map { try decode(LivenessChallenge.self, $0, column: "challenge") },
             challengeIssuedAt: try row.optionalDate(9), completedAt: try row.optionalDate(10),
             result: try row.optionalString(11).map { try decode(IDVResult.self, $0, column: "result") })
-    }
-
-    private static func json<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ text: String, column: String) throws -> T {
@@ -139,7 +133,7 @@ extension SQLStore: TemplateStore {
     }
 
     private static func template(from row: SQLRow) throws -> SealedTemplate {
-        guard let workflow = IDVWorkflow(rawValue: try row.int(5)) else { throw StoreError.failure("biometric_templates.workflow: unknown value") }
+        let workflow = try row.enumValue(IDVWorkflow.self, 5, column: "biometric_templates.workflow")
         return SealedTemplate(
             userID: try row.string(0), keyID: try row.string(1), ciphertext: try row.data(2), modelID: try row.string(3),
             quality: try row.double(4), workflow: workflow, consentVersion: try row.string(6), consentAt: try row.date(7),

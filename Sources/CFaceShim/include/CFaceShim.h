@@ -46,9 +46,6 @@ typedef struct cfs_error {
 /// Returns 1 when this CPU can run the shim (AVX2 and FMA); otherwise 0 and an error.
 int32_t cfs_cpu_supported(cfs_error *error);
 
-/// The dlib version the shim was built against, e.g. "19.24.0".
-const char *cfs_dlib_version(void);
-
 /// glibc only, process-wide: serve allocations up to 256 MiB from the heap and keep up to
 /// 512 MiB of freed memory, so that the large image and feature buffers every detection
 /// allocates are reused instead of being mapped, zero-filled and unmapped each time (about
@@ -142,7 +139,6 @@ typedef struct cfs_model_paths {
 int32_t cfs_models_load(const cfs_model_paths *paths, cfs_models **models, cfs_error *error);
 /// 1 when the optional model was loaded.
 int32_t cfs_models_has_shape_predictor_68(const cfs_models *models);
-int32_t cfs_models_has_face_descriptor(const cfs_models *models);
 int32_t cfs_models_has_cnn_detector(const cfs_models *models);
 void cfs_models_free(cfs_models *models);
 

@@ -42,7 +42,7 @@ public struct TemplateVault: Sendable {
         return keyID
     }
 
-    private func newKeyID() -> String { "tk_" + random.bytes(count: 8).map { String(format: "%02x", $0) }.joined() }
+    private func newKeyID() -> String { "tk_" + random.hexID(bytes: 8) }
 
     /// Makes a new template key active, then re-seals every template under it in batches while
     /// servers keep running: a row is replaced only if it is still sealed with the key it was

@@ -18,7 +18,7 @@ public final class APIKeyService: Sendable {
     public func create(scope: APIKey.Scope, label: String) throws -> (APIKey, secret: String) {
         let label = try InputRules.checkName(label, field: "label")
         let secret = "ck_" + IdentityService.token(random, bytes: 32)
-        let id = random.bytes(count: 8).map { String(format: "%02x", $0) }.joined()
+        let id = random.hexID(bytes: 8)
         let key = APIKey(id: id, scope: scope, label: label, digest: digester.digest(secret), createdAt: clock.now())
         try store.createAPIKey(key)
         return (key, secret)

@@ -50,7 +50,7 @@ public final class IdentityService: Sendable {
     }
 
     func newID() -> String {
-        random.bytes(count: 16).map { String(format: "%02x", $0) }.joined()
+        random.hexID(bytes: 16)
     }
 
     func requireUser(_ id: String) throws -> User {

@@ -21,9 +21,25 @@ extension SQLRow {
         }
         return value
     }
+
+    /// An enum stored as its integer raw value, checked the same way.
+    func enumValue<T: RawRepresentable>(_: T.Type, _ index: Int, column: String) throws -> T where T.RawValue == Int {
+        let raw = try int(index)
+        guard let value = T(rawValue: raw) else {
+            throw StoreError.failure("\(column): unknown value \(raw)")
+        }
+        return value
+    }
 }
 
 extension SQLValue {
+    /// A value stored as JSON text: keys sorted, slashes as they are (one form for every table).
+    static func json<T: Encodable>(_ value: T) throws -> SQLValue {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return .text(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
     /// A date as milliseconds since 1970 (see `SQLTime`).
     static func date(_ date: Date) -> SQLValue {
         .integer(SQLTime.milliseconds(date))

@@ -18,7 +18,7 @@ enum AdminAuditCommands {
         }
         Console.out("audit chain intact: \(result.checked) events")
         if let head = result.headHash {
-            Console.out("head: event \(result.lastSequence), hash \(hex(head))")
+            Console.out("head: event \(result.lastSequence), hash \(Hex.encode(head))")
         }
         return .ok
     }
@@ -54,7 +54,7 @@ enum AdminAuditCommands {
     static func info(_ event: AuditEvent) -> AuditEventInfo {
         AuditEventInfo(sequence: event.sequence, occurredAt: event.occurredAt, kind: event.kind, userID: event.userID,
                        transactionID: event.transactionID, details: event.details,
-                       previousHash: hex(event.previousHash), hash: hex(event.hash))
+                       previousHash: Hex.encode(event.previousHash), hash: Hex.encode(event.hash))
     }
 
     /// `7  2026-01-02T03:04:05Z  idv.verdict  user=alice  transaction=t1  result=MATCHED`
@@ -64,9 +64,5 @@ enum AdminAuditCommands {
         if let transaction = event.transactionID { fields.append("transaction=\(transaction)") }
         fields += event.details.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         return fields.joined(separator: "  ")
-    }
-
-    static func hex(_ bytes: Data) -> String {
-        bytes.map { String(format: "%02x", $0) }.joined()
     }
 }

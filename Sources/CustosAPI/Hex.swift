@@ -1,8 +1,8 @@
-/// Lower-case hexadecimal, used for key identifiers and diagnostics.
-enum Hex {
+/// Lower-case hexadecimal, used for identifiers, key identifiers and diagnostics.
+public enum Hex {
     private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
         var out: [UInt8] = []
         for byte in bytes {
             out.append(digits[Int(byte >> 4)])
