@@ -46,6 +46,12 @@ public final class CustosAdminClient: Sendable {
         try await transport.post("/v1/users/\(Self.segment(userID))/activation-code", EmptyBody(), bearer: apiKey)
     }
 
+    /// Lets the user enrol a biometric template once: a replacement of the existing one, or a
+    /// first one on a server that asks every enrolment for a grant. Single-use, expiring.
+    public func grantEnrollment(_ userID: String) async throws -> EnrollmentGrantResponse {
+        try await transport.post("/v1/users/\(Self.segment(userID))/enrollment-grant", EmptyBody(), bearer: apiKey)
+    }
+
     public func devices(_ userID: String) async throws -> [DeviceInfo] {
         let list: DeviceList = try await transport.get("/v1/users/\(Self.segment(userID))/devices", bearer: apiKey)
         return list.devices

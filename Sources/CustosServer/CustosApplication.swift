@@ -27,7 +27,7 @@ public enum CustosApplication {
         HealthRoutes.register(on: &router, database: dependencies.database, metrics: metrics)
         AdminRoutes.register(on: &router, identity: dependencies.identity, apiKeys: dependencies.apiKeys, clock: dependencies.clock)
         DeviceRoutes.register(on: &router, identity: dependencies.identity)
-        IDVRoutes.register(on: &router, identity: dependencies.identity, idv: dependencies.idv)
+        IDVRoutes.register(on: &router, identity: dependencies.identity, apiKeys: dependencies.apiKeys, idv: dependencies.idv)
         return router
     }
 

@@ -19,6 +19,9 @@ public enum ErrorMapping {
                 return .internalError
             }
         case let error as IdentityError:
+            if case .throttled(let seconds) = error {
+                return HTTPError(status: 429, code: error.code, message: error.message, headers: ["Retry-After": String(seconds)])
+            }
             let status = switch error.kind {
             case .invalidInput: 422
             case .unauthenticated: 401
@@ -26,11 +29,13 @@ public enum ErrorMapping {
             case .notFound: 404
             case .conflict: 409
             case .locked: 423
+            case .throttled: 429
             }
             return HTTPError(status: status, code: error.code, message: error.message)
         case let error as IDVError:
             let status = switch error.kind {
             case .invalidInput: 422
+            case .forbidden: 403
             case .notFound: 404
             case .conflict: 409
             case .tooLarge: 413

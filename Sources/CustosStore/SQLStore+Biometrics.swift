@@ -6,12 +6,12 @@ import Foundation
 extension SQLStore: IDVTransactionStore {
     private static let transactionColumns = """
         id, user_id, workflow, reason, state, consent_version, created_at, expires_at, challenge, challenge_issued_at, \
-        completed_at, result
+        completed_at, result, replaces_template
         """
 
     public func createTransaction(_ transaction: IDVTransaction) throws {
         try database.execute(
-            "INSERT INTO idv_transactions (\(Self.transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO idv_transactions (\(Self.transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [.text(transaction.id), .text(transaction.userID)] + (try Self.transactionFields(transaction))
         )
     }
@@ -21,11 +21,18 @@ extension SQLStore: IDVTransactionStore {
         return try rows.first.map(Self.transaction(from:))
     }
 
+    public func openTransactions(userID: String) throws -> [IDVTransaction] {
+        let rows = try database.select(
+            "SELECT \(Self.transactionColumns) FROM idv_transactions WHERE user_id = ? AND state IN (?, ?) ORDER BY created_at",
+            [.text(userID), .text(IDVTransaction.State.awaitingConfirmation.rawValue), .text(IDVTransaction.State.challenged.rawValue)])
+        return try rows.map(Self.transaction(from:))
+    }
+
     public func updateTransaction(_ transaction: IDVTransaction, expected: IDVTransaction.State) throws -> Bool {
         let changed = try database.execute(
             """
             UPDATE idv_transactions SET workflow = ?, reason = ?, state = ?, consent_version = ?, created_at = ?, expires_at = ?,
-                challenge = ?, challenge_issued_at = ?, completed_at = ?, result = ?
+                challenge = ?, challenge_issued_at = ?, completed_at = ?, result = ?, replaces_template = ?
             WHERE id = ? AND state = ?
             """,
             (try Self.transactionFields(transaction)) + [.text(transaction.id), .text(expected.rawValue)]
@@ -37,7 +44,7 @@ extension SQLStore: IDVTransactionStore {
         [
             .integer(Int64(t.workflow.rawValue)), .text(t.reason), .text(t.state.rawValue), .optionalText(t.consentVersion),
             .date(t.createdAt), .date(t.expiresAt), try t.challenge.map(SQLValue.json) ?? .null, .optionalDate(t.challengeIssuedAt),
-            .optionalDate(t.completedAt), try t.result.map(SQLValue.json) ?? .null,
+            .optionalDate(t.completedAt), try t.result.map(SQLValue.json) ?? .null, .integer(t.replacesTemplate ? 1 : 0),
         ]
     }
 
@@ -49,7 +56,8 @@ extension SQLStore: IDVTransactionStore {
             consentVersion: try row.optionalString(5), createdAt: try row.date(6), expiresAt: try row.date(7),
             challenge: try row.optionalString(8).map { try decode(LivenessChallenge.self, $0, column: "challenge") },
             challengeIssuedAt: try row.optionalDate(9), completedAt: try row.optionalDate(10),
-            result: try row.optionalString(11).map { try decode(IDVResult.self, $0, column: "result") })
+            result: try row.optionalString(11).map { try decode(IDVResult.self, $0, column: "result") },
+            replacesTemplate: try row.bool(12))
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ text: String, column: String) throws -> T {

@@ -34,4 +34,10 @@ extension SQLStore {
     public func reset(_ key: String) throws {
         try database.execute("DELETE FROM counters WHERE key = ?", [.text(key)])
     }
+
+    public func purgeCounters(prefix: String, updatedBefore cutoff: Date) throws -> Int {
+        // The length is ours, not input; as a literal it needs no integer type in the bind.
+        try database.execute("DELETE FROM counters WHERE substr(key, 1, \(prefix.count)) = ? AND updated_at < ?",
+                             [.text(prefix), .integer(SQLTime.milliseconds(cutoff))])
+    }
 }

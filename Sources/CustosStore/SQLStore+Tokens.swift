@@ -32,6 +32,24 @@ extension SQLStore {
         return try rows.first.map { try token(purpose: purpose, digest: digest, row: $0) }
     }
 
+    public func consumeAny(purpose: String, subject: String, now: Date) throws -> SingleUseToken? {
+        // Of two callers that pick the same row, the DELETE lets one have it.
+        let rows = try database.query(
+            """
+            DELETE FROM single_use_tokens
+            WHERE purpose = ? AND digest = (SELECT digest FROM single_use_tokens
+                                            WHERE purpose = ? AND subject = ? AND expires_at > ?
+                                            ORDER BY expires_at LIMIT 1)
+            RETURNING digest, subject, payload, expires_at
+            """,
+            [.text(purpose), .text(purpose), .text(subject), .integer(SQLTime.milliseconds(now))]
+        )
+        return try rows.first.map {
+            SingleUseToken(purpose: purpose, digest: try $0.data(0), subject: try $0.string(1), payload: try $0.data(2),
+                           expiresAt: try $0.date(3))
+        }
+    }
+
     public func peek(purpose: String, digest: Data, now: Date) throws -> SingleUseToken? {
         let rows = try database.select(
             """

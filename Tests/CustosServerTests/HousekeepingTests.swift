@@ -24,4 +24,22 @@ import Testing
         #expect(housekeeping.sweep() == 0)
         #expect(sink.lines.contains { $0.contains("expired_tokens_purged") && $0.contains("\"count\":2") })
     }
+
+    @Test(arguments: StoreKind.available)
+    func sweepDeletesStaleThrottleCountersOnly(kind: StoreKind) throws {
+        let store = try LiveServer.store(kind)
+        defer { store.close() }
+        let clock = TestClock()
+        let housekeeping = Housekeeping(store: store, clock: clock, logger: Logger(sink: MemoryLogSink()), interval: 3600,
+                                        counterSweeps: [.init(prefix: LoginThrottle.keyPrefix, maximumAge: 300)])
+        defer { housekeeping.stop() }
+        let now = clock.now()
+        _ = try store.increment(LoginThrottle.keyPrefix + "client:old", limit: 5, now: now.addingTimeInterval(-301))
+        _ = try store.increment(LoginThrottle.keyPrefix + "client:new", limit: 5, now: now.addingTimeInterval(-10))
+        _ = try store.increment("attempts:alice", limit: 5, now: now.addingTimeInterval(-3000))
+        housekeeping.sweep()
+        #expect(try store.value(LoginThrottle.keyPrefix + "client:old") == 0)
+        #expect(try store.value(LoginThrottle.keyPrefix + "client:new") == 1)
+        #expect(try store.value("attempts:alice") == 1)
+    }
 }

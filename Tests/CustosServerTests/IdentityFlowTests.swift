@@ -206,29 +206,47 @@ import FoundationNetworking
         }
     }
 
-    /// Waiting out a lock must not tell an unknown id from a real user: both get their attempts back.
+    /// An attacker who knows a user id (and even one of its device ids) but holds no device key:
+    /// bad signatures are throttled per device id and client address, never counted against the
+    /// user, who is not locked and keeps a working session; an unknown user answers alike.
     @Test(arguments: StoreKind.available)
-    func unknownUserLockExpiresLikeARealOne(kind: StoreKind) async throws {
+    func badSignaturesThrottleTheClientNotTheUser(kind: StoreKind) async throws {
         let live = try LiveServer.make(kind)
         defer { live.stop() }
         let (client, userID, deviceID) = try await Self.activatedUser(live)
         let http = RawAPI(base: live.baseURL)
         let nobody = "nobody-\(UUID().uuidString.prefix(6))"
-        func wrongLogins() async throws -> (known: AuthenticationResult, unknown: AuthenticationResult) {
-            let known = try await client.login(userID: userID, deviceID: deviceID, password: "wrong password!")
-            let challenge: LoginChallenge = try await http.post("/v1/login/challenge", LoginChallengeRequest(userID: nobody, deviceID: deviceID))
-            let unknown: AuthenticationResult = try await http.post("/v1/login", LoginRequest(
-                userID: nobody, deviceID: deviceID, nonce: challenge.nonce, signature: Data(repeating: 1, count: 64).base64URLEncodedString,
-                password: "wrong password!"))
-            return (known, unknown)
+        func forged(_ user: String, device: String) async throws -> (Int, Data) {
+            let challenge: LoginChallenge = try await http.post("/v1/login/challenge", LoginChallengeRequest(userID: user, deviceID: device))
+            return try await http.postData("/v1/login", LoginRequest(
+                userID: user, deviceID: device, nonce: challenge.nonce, signature: Data(repeating: 1, count: 64).base64URLEncodedString,
+                password: Self.password))
         }
-        for _ in 0..<5 { _ = try await wrongLogins() }
-        let locked = try await wrongLogins()
-        #expect(locked.known.statusCode == 153 && locked.unknown.statusCode == 153)
+        for expectedLeft in [4, 3, 2, 1, 0] {
+            for user in [userID, nobody] {
+                let (status, data) = try await forged(user, device: "made-up-\(user)")
+                #expect(status == 200)
+                let answer = try WireJSON.decoder().decode(AuthenticationResult.self, from: data)
+                #expect(answer.statusCode == 401 && answer.attemptsLeft == expectedLeft && answer.session == nil)
+            }
+        }
+        for user in [userID, nobody] {
+            let (status, data) = try await forged(user, device: "made-up-\(user)")
+            #expect(status == 429)
+            #expect(try JSONDecoder().decode(ErrorEnvelope.self, from: data).error.code == "too_many_attempts")
+        }
+        // The real device's id, from the attacker's address, is throttled there too: nothing counted against the user.
+        for _ in 0..<5 { _ = try await forged(userID, device: deviceID) }
+        #expect(try await !live.admin().user(userID).locked)
+        #expect(try await client.sessions().count == 1)
+        #expect(try live.identity.attemptsLeft(userID: userID) == 5)
+        // (The test's device and the attacker share 127.0.0.1: the device's own proof still passes.)
+        #expect(try await client.login(userID: userID, deviceID: deviceID, password: Self.password).statusCode == 100)
+
         live.clock.advance(by: 301)
-        let after = try await wrongLogins()
-        #expect(after.known.statusCode == 401 && after.unknown.statusCode == 401)
-        #expect(after.known.attemptsLeft == 4 && after.unknown.attemptsLeft == 4)
+        let (after, data) = try await forged(nobody, device: "made-up-\(nobody)")
+        let afterAnswer = try WireJSON.decoder().decode(AuthenticationResult.self, from: data)
+        #expect(after == 200 && afterAnswer.attemptsLeft == 4)
     }
 
     @Test(arguments: StoreKind.available)
@@ -337,6 +355,12 @@ struct RawAPI {
         let (data, status) = try await send(path, body: raw, bearer: bearer)
         let envelope = (try? JSONDecoder().decode(ErrorEnvelope.self, from: data)) ?? ErrorEnvelope(code: "none", message: String(decoding: data, as: UTF8.self))
         return (status, envelope)
+    }
+
+    /// The status and raw body, whatever the answer.
+    func postData<Body: Encodable>(_ path: String, _ body: Body, bearer: String? = nil) async throws -> (Int, Data) {
+        let (data, status) = try await send(path, body: try WireJSON.encoder().encode(body), bearer: bearer)
+        return (status, data)
     }
 
     private func send(_ path: String, body: Data, bearer: String?) async throws -> (Data, Int) {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `GET /v1/idv/template` (and the answer of `DELETE`): whether the user has a face template
 /// on the server. `status_code` 100: it exists; 600: it does not.
 public struct TemplateStatusResponse: Codable, Equatable, Sendable {
@@ -25,5 +27,22 @@ public struct TemplateStatusResponse: Codable, Equatable, Sendable {
         self.result = result
         self.attemptsLeft = attemptsLeft
         self.userID = userID
+    }
+}
+
+/// `POST /v1/users/{id}/enrollment-grant` (API key, scope rp): the user may enrol once —
+/// a first template where the server asks for grants, or a replacement of the existing one.
+public struct EnrollmentGrantResponse: Codable, Equatable, Sendable {
+    public var userID: String
+    public var expiresAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case expiresAt = "expires_at"
+    }
+
+    public init(userID: String, expiresAt: Date) {
+        self.userID = userID
+        self.expiresAt = expiresAt
     }
 }

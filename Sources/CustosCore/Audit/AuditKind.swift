@@ -15,6 +15,10 @@ public enum AuditKind: String, Sendable, CaseIterable {
     case idvReplayRejected = "idv.replay_rejected"
     /// A biometric template was enrolled (opt-in or KYC).
     case enrollment = "biometric.enrolled"
+    /// An enrolment replaced the user's template (authorised by a recent match or a grant).
+    case templateReplaced = "biometric.template_replaced"
+    /// The relying party granted the user one enrolment (`--enrollment grant`, or replacing a template).
+    case enrollmentGranted = "biometric.enrollment_granted"
     /// The user opted out of biometrics.
     case optOut = "biometric.opted_out"
     /// A user was deleted by the relying party, with its devices, sessions, template and IDV

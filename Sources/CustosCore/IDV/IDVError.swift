@@ -14,12 +14,17 @@ public enum IDVError: Error, Equatable, Sendable {
     case imageUnreadable(what: String, code: String)
     case documentMissing
     case documentNoFace
+    /// A template exists: replacing it needs a recent MATCHED authentication or a grant.
+    case templateChangeNeedsProof
+    /// `--enrollment grant`: enrolling needs the relying party's grant.
+    case enrollmentGrantRequired
 
-    public enum Kind: Sendable { case invalidInput, notFound, conflict, tooLarge, unsupportedMedia }
+    public enum Kind: Sendable { case invalidInput, forbidden, notFound, conflict, tooLarge, unsupportedMedia }
 
     public var kind: Kind {
         switch self {
         case .invalidInput, .consentRequired, .imageUnreadable, .documentMissing, .documentNoFace: .invalidInput
+        case .templateChangeNeedsProof, .enrollmentGrantRequired: .forbidden
         case .transactionNotFound: .notFound
         case .transactionState, .transactionExpired, .challengeRejected: .conflict
         case .frameTooLarge: .tooLarge
@@ -40,6 +45,8 @@ public enum IDVError: Error, Equatable, Sendable {
         case .imageUnreadable: "image_unreadable"
         case .documentMissing: "document_missing"
         case .documentNoFace: "document_no_face"
+        case .templateChangeNeedsProof: "template_change_needs_proof"
+        case .enrollmentGrantRequired: "enrollment_grant_required"
         }
     }
 
@@ -56,6 +63,9 @@ public enum IDVError: Error, Equatable, Sendable {
         case .imageUnreadable(let what, let code): "The \(what) cannot be read (\(code))."
         case .documentMissing: "KYC needs the document portrait image."
         case .documentNoFace: "No face was found in the document image."
+        case .templateChangeNeedsProof:
+            "A biometric template exists: replacing it needs a MATCHED server biometric authentication in the last minutes, or the relying party's grant."
+        case .enrollmentGrantRequired: "Enrolling a biometric template needs the relying party's grant on this server."
         }
     }
 }

@@ -20,6 +20,14 @@ public struct IDVPolicy: Sendable, Hashable {
     public var transactionLifetime: TimeInterval = 600
     /// A frame once submitted is refused as a replay for this long, seconds.
     public var seenFrameMemory: TimeInterval = 90 * 24 * 3600
+    /// Who may enrol a template where the user has none: the user's session alone, or only
+    /// with a relying party's single-use grant. Replacing a template always needs proof.
+    public var enrollment: EnrollmentAuthorization = .session
+    /// While a template exists, an enrolment replaces it only within this many seconds after
+    /// a MATCHED server biometric authentication (or with a grant).
+    public var reenrollmentWindow: TimeInterval = 300
+    /// How long a relying party's enrolment grant stays usable, seconds.
+    public var enrollmentGrantLifetime: TimeInterval = 24 * 3600
     /// Longest `reason` and consent version, characters.
     public var maximumReasonLength = 200
 
@@ -29,10 +37,21 @@ public struct IDVPolicy: Sendable, Hashable {
         try liveness.validate()
         guard matchThreshold > 0, matchThreshold < 2 else { throw LivenessPolicyError(message: "match threshold must be in (0, 2)") }
         guard (1...10).contains(templateFrames) else { throw LivenessPolicyError(message: "template frames must be 1-10") }
+        guard reenrollmentWindow >= 0, enrollmentGrantLifetime > 0 else {
+            throw LivenessPolicyError(message: "the re-enrolment window and the grant lifetime must be positive")
+        }
         guard transactionLifetime >= liveness.challengeLifetime else {
             throw LivenessPolicyError(message: "the transaction lifetime must be at least the challenge lifetime")
         }
     }
+}
+
+/// Who may enrol a biometric template where the user has none.
+public enum EnrollmentAuthorization: String, Sendable, Hashable, CaseIterable {
+    /// The user's session (opt-in and KYC as the seed describes them).
+    case session
+    /// Every enrolment needs a single-use grant from the relying party (API key).
+    case grant
 }
 
 /// One frame as the client captured it.

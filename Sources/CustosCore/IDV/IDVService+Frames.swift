@@ -49,7 +49,7 @@ extension IDVService {
         details["attempts_left"] = String(result.attemptsLeft)
         try audit.record(.idvVerdict, userID: userID, transactionID: transaction.id, details: details)
         if result.templateCreated {
-            try audit.record(.enrollment, userID: userID, transactionID: transaction.id,
+            try audit.record(transaction.replacesTemplate ? .templateReplaced : .enrollment, userID: userID, transactionID: transaction.id,
                              details: ["workflow": String(transaction.workflow.rawValue), "consent_version": transaction.consentVersion ?? ""])
         }
         return (transaction, result)
@@ -98,6 +98,10 @@ extension IDVService {
                                                                threshold: policy.matchThreshold, attemptsLeft: 0))
         }
         try identity.resetAttempts(userID: userID)
+        // This match is the proof that lets the user replace the template within the window.
+        try store.revokeAll(purpose: Purpose.recentMatch, subject: userID)
+        try store.issue(SingleUseToken(purpose: Purpose.recentMatch, digest: Data(random.bytes(count: 32)), subject: userID,
+                                       expiresAt: clock.now().addingTimeInterval(policy.reenrollmentWindow)))
         return IDVResult(status: .success, decision: .matched, distance: Self.rounded(distance), threshold: policy.matchThreshold,
                          attempts: 1, attemptsLeft: try identity.attemptsLeft(userID: userID))
     }
@@ -111,19 +115,26 @@ extension IDVService {
         return result
     }
 
-    /// Opt-in (workflow 10): a live capture makes the template.
+    /// Opt-in (workflow 10): a live capture makes the template. A failed capture uses an
+    /// attempt: failed enrolments must not be a free oracle for tuning a spoof.
     private func enroll(_ transaction: IDVTransaction, verdict: LivenessVerdict, live: [Face], now: Date) throws -> IDVResult {
-        let attemptsLeft = try identity.attemptsLeft(userID: transaction.userID)
-        guard verdict.passed else { return Self.livenessFailed(verdict, attemptsLeft: attemptsLeft) }
+        guard verdict.passed else {
+            return try failedAttempt(userID: transaction.userID, IDVResult(status: .success, decision: .livenessFailed,
+                                                                           livenessFailure: verdict.failure, attemptsLeft: 0))
+        }
         try saveTemplate(try FrameRanking.template(from: live, count: policy.templateFrames), for: transaction, now: now)
-        return IDVResult(status: .success, decision: .enrolled, templateCreated: true, attempts: 1, attemptsLeft: attemptsLeft)
+        return IDVResult(status: .success, decision: .enrolled, templateCreated: true, attempts: 1,
+                         attemptsLeft: try identity.attemptsLeft(userID: transaction.userID))
     }
 
-    /// KYC (workflow 6): the live capture makes the template only when it matches the document portrait.
+    /// KYC (workflow 6): the live capture makes the template only when it matches the document
+    /// portrait. A failed liveness check or match uses an attempt.
     private func enrollWithDocument(_ transaction: IDVTransaction, verdict: LivenessVerdict, live: [Face], document: Data,
                                     now: Date) throws -> IDVResult {
-        let attemptsLeft = try identity.attemptsLeft(userID: transaction.userID)
-        guard verdict.passed else { return Self.livenessFailed(verdict, attemptsLeft: attemptsLeft) }
+        guard verdict.passed else {
+            return try failedAttempt(userID: transaction.userID, IDVResult(status: .success, decision: .livenessFailed,
+                                                                           livenessFailure: verdict.failure, attemptsLeft: 0))
+        }
         let portraits: [Face]
         do {
             portraits = try faces.analyze(document, options: .thorough)
@@ -135,18 +146,22 @@ extension IDVService {
         }
         let template = try FrameRanking.template(from: live, count: policy.templateFrames)
         let distance = template.mean.distance(to: descriptor)
-        let matched = distance <= policy.matchThreshold
-        if matched { try saveTemplate(template, for: transaction, now: now) }
-        return IDVResult(status: .success, decision: matched ? .matched : .notMatched, distance: Self.rounded(distance),
-                         threshold: policy.matchThreshold, templateCreated: matched, attempts: 1, attemptsLeft: attemptsLeft)
+        guard distance <= policy.matchThreshold else {
+            return try failedAttempt(userID: transaction.userID, IDVResult(status: .success, decision: .notMatched,
+                                                                           distance: Self.rounded(distance),
+                                                                           threshold: policy.matchThreshold, attemptsLeft: 0))
+        }
+        try saveTemplate(template, for: transaction, now: now)
+        return IDVResult(status: .success, decision: .matched, distance: Self.rounded(distance), threshold: policy.matchThreshold,
+                         templateCreated: true, attempts: 1, attemptsLeft: try identity.attemptsLeft(userID: transaction.userID))
     }
 
-    /// Enrollment's answer to a failed liveness check: no template, no attempt used.
-    private static func livenessFailed(_ verdict: LivenessVerdict, attemptsLeft: Int) -> IDVResult {
-        IDVResult(status: .success, decision: .livenessFailed, livenessFailure: verdict.failure, attempts: 1, attemptsLeft: attemptsLeft)
-    }
-
+    /// Saves the template; a template that appeared since the enrolment started is replaced
+    /// only if the enrolment was authorised to replace one.
     private func saveTemplate(_ template: BiometricTemplate, for transaction: IDVTransaction, now: Date) throws {
+        if !transaction.replacesTemplate, try store.template(userID: transaction.userID) != nil {
+            throw IDVError.templateChangeNeedsProof
+        }
         try store.saveTemplate(try vault.seal(template, userID: transaction.userID, workflow: transaction.workflow,
                                               consentVersion: transaction.consentVersion ?? "", consentAt: transaction.createdAt, now: now))
     }

@@ -16,6 +16,11 @@ extension IDVService {
     /// Starts a selfie workflow: the transaction waits for the user to confirm the start.
     /// Server biometric authentication without a template completes at once with 600 (no
     /// attempt used).
+    ///
+    /// A user has at most one open selfie transaction: starting one closes the others, and a
+    /// closed one whose challenge was out uses an attempt (so re-rolling challenges is not
+    /// free). An enrolment needs proof to replace an existing template, and a grant under
+    /// `--enrollment grant` (see `authorizeEnrollment`).
     public func initiate(userID: String, workflow: IDVWorkflow, reason: String?, consent: BiometricConsent?) throws -> IDVTransaction {
         let reason = reason ?? workflow.defaultReason
         try checkText(reason, field: "reason")
@@ -26,10 +31,17 @@ extension IDVService {
             consentVersion = consent.version
         }
         let now = clock.now()
+        var details = ["workflow": String(workflow.rawValue)]
+        var replacesTemplate = false
+        if workflow.enrolls {
+            let authorization = try authorizeEnrollment(userID: userID, now: now)
+            replacesTemplate = authorization.replaces
+            details["authorized_by"] = authorization.by
+        }
+        try closeOpenTransactions(userID: userID, now: now)
         var transaction = IDVTransaction(id: identity.newID(), userID: userID, workflow: workflow, reason: reason, state: .awaitingConfirmation,
                                          consentVersion: consentVersion, createdAt: now,
-                                         expiresAt: now.addingTimeInterval(policy.transactionLifetime))
-        var details = ["workflow": String(workflow.rawValue)]
+                                         expiresAt: now.addingTimeInterval(policy.transactionLifetime), replacesTemplate: replacesTemplate)
         if let consentVersion { details["consent_version"] = consentVersion }
         if workflow == .serverBiometricAuthentication, try store.template(userID: userID) == nil {
             transaction.state = .completed
@@ -40,6 +52,74 @@ extension IDVService {
         try store.createTransaction(transaction)
         try audit.record(.idvTransactionStarted, userID: userID, transactionID: transaction.id, details: details)
         return transaction
+    }
+
+    /// Whether an enrolment may start, and on what authority. While a template exists only
+    /// proof replaces it: a MATCHED server biometric authentication within the re-enrolment
+    /// window, or a relying-party grant (either is used up here). Without a template the
+    /// session suffices, unless the policy asks every enrolment for a grant.
+    private func authorizeEnrollment(userID: String, now: Date) throws -> (replaces: Bool, by: String) {
+        if try store.template(userID: userID) != nil {
+            if try store.consumeAny(purpose: Purpose.recentMatch, subject: userID, now: now) != nil { return (true, "recent_match") }
+            if try store.consumeAny(purpose: Purpose.enrollmentGrant, subject: userID, now: now) != nil { return (true, "grant") }
+            throw IDVError.templateChangeNeedsProof
+        }
+        switch policy.enrollment {
+        case .session:
+            return (false, "session")
+        case .grant:
+            guard try store.consumeAny(purpose: Purpose.enrollmentGrant, subject: userID, now: now) != nil else {
+                throw IDVError.enrollmentGrantRequired
+            }
+            return (false, "grant")
+        }
+    }
+
+    /// The relying party lets the user enrol once (a first template under `--enrollment
+    /// grant`, or a replacement): a single-use grant that expires.
+    @discardableResult
+    public func grantEnrollment(userID: String) throws -> Date {
+        let now = clock.now()
+        let expiresAt = now.addingTimeInterval(policy.enrollmentGrantLifetime)
+        try store.issue(SingleUseToken(purpose: Purpose.enrollmentGrant, digest: Data(random.bytes(count: 32)), subject: userID,
+                                       expiresAt: expiresAt))
+        try audit.record(.enrollmentGranted, userID: userID, details: ["expires_at": ISO8601DateFormatter().string(from: expiresAt)])
+        return expiresAt
+    }
+
+    /// Ends the user's open transactions (a new one supersedes them); each one whose challenge
+    /// was out uses an attempt, as a cancel would.
+    private func closeOpenTransactions(userID: String, now: Date) throws {
+        for open in try store.openTransactions(userID: userID) {
+            _ = try close(open, now: now, superseded: true)
+        }
+    }
+
+    /// Moves an open transaction to `cancelled` (240). Once its challenge was out, the closing
+    /// uses an attempt (153 when that was the last): the challenge was seen, and a free cancel
+    /// would let a script re-roll challenges until one fits a recording. Nil when another
+    /// request moved the transaction first.
+    private func close(_ open: IDVTransaction, now: Date, superseded: Bool) throws -> (IDVTransaction, IDVResult)? {
+        var transaction = open
+        let expected = transaction.state
+        transaction.state = .cancelled
+        transaction.completedAt = now
+        var result = IDVResult(status: .cancelled, attemptsLeft: try identity.attemptsLeft(userID: transaction.userID))
+        transaction.result = result
+        guard try store.updateTransaction(transaction, expected: expected) else { return nil }
+        if expected == .challenged {
+            let outcome = try identity.recordFailedAttempt(userID: transaction.userID)
+            result.attempts = 1
+            result.attemptsLeft = outcome.attemptsLeft
+            if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }
+            transaction.result = result
+            _ = try store.updateTransaction(transaction, expected: .cancelled)
+        }
+        var details = ["workflow": String(transaction.workflow.rawValue), "attempts_left": String(result.attemptsLeft),
+                       "attempt_used": expected == .challenged ? "true" : "false"]
+        if superseded { details["superseded"] = "true" }
+        try audit.record(.idvCancelled, userID: transaction.userID, transactionID: transaction.id, details: details)
+        return (transaction, result)
     }
 
     /// The user confirmed the start: issues the liveness challenge (single-use nonce, random
@@ -68,23 +148,17 @@ extension IDVService {
                                maximumFrameBytes: liveness.maximumFrameBytes)
     }
 
-    /// The user declined the start or cancelled the capture: the transaction closes with 240
-    /// and uses no attempt.
+    /// The user declined the start (240, no attempt used, as the seed says) or cancelled the
+    /// capture once the challenge was out (240, and an attempt used; 153 when it was the last).
     public func cancel(userID: String, transactionID: String) throws -> (transaction: IDVTransaction, result: IDVResult) {
-        var transaction = try ownTransaction(userID: userID, id: transactionID)
-        let expected = transaction.state
-        guard expected == .awaitingConfirmation || expected == .challenged else { throw IDVError.transactionState(expected) }
-        let now = clock.now()
-        transaction.state = .cancelled
-        transaction.completedAt = now
-        let result = IDVResult(status: .cancelled, attemptsLeft: try identity.attemptsLeft(userID: userID))
-        transaction.result = result
-        guard try store.updateTransaction(transaction, expected: expected) else {
+        let transaction = try ownTransaction(userID: userID, id: transactionID)
+        guard transaction.state == .awaitingConfirmation || transaction.state == .challenged else {
+            throw IDVError.transactionState(transaction.state)
+        }
+        guard let closed = try close(transaction, now: clock.now(), superseded: false) else {
             throw IDVError.transactionState(try store.transaction(id: transactionID)?.state ?? .cancelled)
         }
-        try audit.record(.idvCancelled, userID: userID, transactionID: transaction.id,
-                         details: ["workflow": String(transaction.workflow.rawValue)])
-        return (transaction, result)
+        return closed
     }
 
     /// The user's own transaction; someone else's reads as not found.

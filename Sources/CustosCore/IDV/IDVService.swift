@@ -23,6 +23,10 @@ public final class IDVService: Sendable {
     enum Purpose {
         static let challengeNonce = "idv_nonce"
         static let seenFrame = "idv_frame"
+        /// A MATCHED server biometric authentication, usable once to replace the template.
+        static let recentMatch = "idv_recent_match"
+        /// A relying party's single-use permission to enrol.
+        static let enrollmentGrant = "idv_enrollment_grant"
     }
 
     public init(store: any Storage, identity: IdentityService, faces: any FaceAnalyzer, liveness: any LivenessDetector,

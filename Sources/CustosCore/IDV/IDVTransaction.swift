@@ -30,10 +30,13 @@ public struct IDVTransaction: Sendable, Equatable {
     public var completedAt: Date?
     /// The final result, once completed or cancelled.
     public var result: IDVResult?
+    /// An enrolment authorised (by a recent match or a relying-party grant) to replace the
+    /// user's existing template; without it an enrolment only creates one.
+    public var replacesTemplate: Bool
 
     public init(id: String, userID: String, workflow: IDVWorkflow, reason: String, state: State, consentVersion: String?,
                 createdAt: Date, expiresAt: Date, challenge: LivenessChallenge? = nil, challengeIssuedAt: Date? = nil,
-                completedAt: Date? = nil, result: IDVResult? = nil) {
+                completedAt: Date? = nil, result: IDVResult? = nil, replacesTemplate: Bool = false) {
         self.id = id
         self.userID = userID
         self.workflow = workflow
@@ -46,6 +49,7 @@ public struct IDVTransaction: Sendable, Equatable {
         self.challengeIssuedAt = challengeIssuedAt
         self.completedAt = completedAt
         self.result = result
+        self.replacesTemplate = replacesTemplate
     }
 }
 

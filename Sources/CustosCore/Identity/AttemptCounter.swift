@@ -24,11 +24,6 @@ public struct AttemptCounter: Sendable {
         return Int(max(0, maximum - used))
     }
 
-    /// When the attempts ran out (the last counted failure); nil while some are left.
-    public func exhaustedAt(_ userID: String) throws -> Date? {
-        try attemptsLeft(userID) == 0 ? try counters.lastIncrement(Self.key(userID)) : nil
-    }
-
     public func reset(_ userID: String) throws {
         try counters.reset(Self.key(userID))
     }

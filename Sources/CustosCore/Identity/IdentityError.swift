@@ -17,9 +17,11 @@ public enum IdentityError: Error, Equatable, Sendable {
     case invalidAPIKey
     case insufficientScope
     case userNotActive
+    /// Too many failed device proofs from this client; try again after this many seconds.
+    case throttled(retryAfter: Int)
 
     public enum Kind: Sendable {
-        case invalidInput, unauthenticated, forbidden, notFound, conflict, locked
+        case invalidInput, unauthenticated, forbidden, notFound, conflict, locked, throttled
     }
 
     public var kind: Kind {
@@ -30,6 +32,7 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .invalidActivationCode, .invalidNonce, .invalidSession, .invalidAPIKey: .unauthenticated
         case .insufficientScope: .forbidden
         case .activationLocked: .locked
+        case .throttled: .throttled
         }
     }
 
@@ -51,6 +54,7 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .invalidAPIKey: "invalid_api_key"
         case .insufficientScope: "insufficient_scope"
         case .userNotActive: "user_not_active"
+        case .throttled: "too_many_attempts"
         }
     }
 
@@ -72,6 +76,7 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .invalidAPIKey: "The API key is missing, unknown or revoked."
         case .insufficientScope: "This API key's scope does not allow this operation."
         case .userNotActive: "The user is not active."
+        case .throttled(let seconds): "Too many failed device proofs from this client; try again in \(seconds) s."
         }
     }
 }

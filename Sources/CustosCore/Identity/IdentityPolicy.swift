@@ -24,6 +24,11 @@ public struct IdentityPolicy: Sendable, Equatable {
     /// First lock lasts this long; each further lock twice as long, up to `lockoutCap`.
     public var lockoutBase: TimeInterval = 300
     public var lockoutCap: TimeInterval = 24 * 3600
+    /// Failed device proofs (unknown device, bad signature) allowed per device id and client
+    /// address, and per client address, within `lockoutBase`; more answer 429. They never
+    /// count against the user.
+    public var deviceProofAttempts: Int64 = 5
+    public var clientProofAttempts: Int64 = 50
     public var loginNonceLifetime: TimeInterval = 60
     public var passwordChangeTokenLifetime: TimeInterval = 600
     public var sessionIdleTimeout: TimeInterval = 30 * 60

@@ -27,11 +27,14 @@ extension IdentityService {
     /// Logs in with the device's signature over the nonce, plus the password where the policy
     /// asks for it.
     ///
-    /// An unknown user, a disabled user, a revoked device, a bad signature and a wrong
-    /// password all get the same answer (401 with attempts left) and cost the same time: the
-    /// password is always verified, against a dummy hash when there is no user.
+    /// Only a valid signature of a device bound to the user proves something about the user,
+    /// so only then does a failure (wrong password, disabled user) count against the user's
+    /// attempts. An unknown user, an unknown or revoked device and a bad signature count against
+    /// the device id from this `client` address instead (`LoginThrottle`, 429 when spent):
+    /// nobody can lock a user out without one of the user's devices. Without a valid signature
+    /// every user — unknown, locked or not — gets the same answer in the same time.
     public func login(userID: String, deviceID: String, nonce: String, signature: String,
-                      password: String?) throws -> AuthenticationOutcome {
+                      password: String?, client: String? = nil) throws -> AuthenticationOutcome {
         try InputRules.checkUserID(userID)
         try InputRules.checkToken(deviceID, field: "device_id")
         try InputRules.checkToken(nonce, field: "nonce")
@@ -45,15 +48,22 @@ extension IdentityService {
             throw IdentityError.invalidNonce
         }
 
-        let user = try store.user(id: userID)
-        if try isLocked(userID, user: user, now: now) {
-            return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
-        }
         let device = try store.device(id: deviceID).flatMap { $0.userID == userID && !$0.isRevoked ? $0 : nil }
         let signatureValid = try device.map { device in
             keys.verify(signature: Array(signatureBytes), message: Array(nonce.utf8), key: try keys.parse(jwkJSON: device.publicKeyJWK))
         } ?? false
+        guard let device, signatureValid else {
+            if let wait = try throttle.retryAfter(deviceID: deviceID, client: client, now: now) {
+                throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
+            }
+            let left = try throttle.recordFailure(deviceID: deviceID, client: client, now: now)
+            return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left)
+        }
 
+        let user = try store.user(id: userID)
+        if user?.isLocked(at: now) ?? false {
+            return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
+        }
         let passwordRequired = policy.passwordRequired(for: device, at: now)
         var passwordValid = !passwordRequired
         if passwordRequired || password != nil {
@@ -62,7 +72,7 @@ extension IdentityService {
             passwordValid = verified && password != nil && user?.passwordHash != nil
         }
 
-        guard let user, let device, user.status == .active, signatureValid, passwordValid else {
+        guard let user, user.status == .active, passwordValid else {
             return try fail(userID, user: user, now: now)
         }
         try attempts.reset(userID)

@@ -16,6 +16,8 @@ public final class IdentityService: Sendable {
     let clock: any Clock
     public let policy: IdentityPolicy
     let attempts: AttemptCounter
+    /// Where failed device proofs count instead of the user's attempts.
+    let throttle: LoginThrottle
     /// Where lockouts are recorded.
     let audit: AuditTrail?
     /// A hash of a random password, verified against when the user is unknown so that an
@@ -39,6 +41,8 @@ public final class IdentityService: Sendable {
         self.policy = policy
         self.audit = audit
         attempts = AttemptCounter(counters: store, maximum: policy.maximumAttempts)
+        throttle = LoginThrottle(counters: store, perDevice: policy.deviceProofAttempts, perClient: policy.clientProofAttempts,
+                                 window: policy.lockoutBase)
         dummyPasswordHash = try hasher.hash(Self.token(random, bytes: 24))
     }
 
@@ -83,14 +87,4 @@ public final class IdentityService: Sendable {
         return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
     }
 
-    /// Whether the user (known or not) is locked now. An unknown id is locked like a known
-    /// user's first lock: from its last counted failure for `lockDuration(afterLocks: 0)`, then
-    /// its attempts come back, so waiting out a lock does not tell the two apart.
-    func isLocked(_ userID: String, user: User?, now: Date) throws -> Bool {
-        if let user { return user.isLocked(at: now) }
-        guard let exhaustedAt = try attempts.exhaustedAt(userID) else { return false }
-        if now < exhaustedAt.addingTimeInterval(policy.lockDuration(afterLocks: 0)) { return true }
-        try attempts.reset(userID)
-        return false
-    }
 }

@@ -4,6 +4,8 @@ import Foundation
 public protocol IDVTransactionStore: Sendable {
     func createTransaction(_ transaction: IDVTransaction) throws
     func transaction(id: String) throws -> IDVTransaction?
+    /// The user's transactions still awaiting confirmation or challenged, oldest first.
+    func openTransactions(userID: String) throws -> [IDVTransaction]
     /// Writes `transaction` only if the stored one is still in `expected` state; false
     /// otherwise (another request moved it on first).
     func updateTransaction(_ transaction: IDVTransaction, expected: IDVTransaction.State) throws -> Bool

@@ -50,6 +50,9 @@ public protocol SingleUseTokenStore: Sendable {
     /// Atomically removes the token and returns it if it exists and has not expired at `now`;
     /// returns nil otherwise. Of any number of concurrent callers, at most one gets the token.
     func consume(purpose: String, digest: Data, now: Date) throws -> SingleUseToken?
+    /// Atomically removes and returns one unexpired token of `subject` for `purpose` (a grant or
+    /// proof that has no secret of its own); nil when there is none.
+    func consumeAny(purpose: String, subject: String, now: Date) throws -> SingleUseToken?
     /// Returns the token without consuming it, if present and unexpired.
     func peek(purpose: String, digest: Data, now: Date) throws -> SingleUseToken?
     /// Removes every token of `subject` for `purpose` (e.g. when a user is deleted); returns how many.
@@ -71,6 +74,10 @@ public protocol CounterStore: Sendable {
     func lastIncrement(_ key: String) throws -> Date?
     /// Sets the counter back to 0.
     func reset(_ key: String) throws
+    /// Deletes the counters whose key starts with `prefix` that last went up before `cutoff`
+    /// (throttles of clients and devices that went away); returns how many.
+    @discardableResult
+    func purgeCounters(prefix: String, updatedBefore cutoff: Date) throws -> Int
 }
 
 /// Everything the server needs from its database at this stage.

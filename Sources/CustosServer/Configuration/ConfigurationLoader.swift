@@ -189,6 +189,7 @@ public struct ConfigurationLoader {
         case .livenessActionsPerChallenge: c.idv.liveness.actionsPerChallenge = integer
         case .livenessMinFaceWidth: c.idv.liveness.minimumFaceWidth = Double(integer)
         case .livenessMaxFrames: c.idv.liveness.maximumFrames = integer
+        case .reenrollmentWindow: c.idv.reenrollmentWindow = TimeInterval(integer)
         default: break
         }
     }
@@ -207,6 +208,7 @@ public struct ConfigurationLoader {
         case .masterKeyFile: c.masterKeyFile = string
         case .logLevel: c.logLevel = Logger.Level(name: string) ?? .info
         case .sqliteSynchronous: c.sqliteSynchronous = ServerConfiguration.SQLiteSynchronous(rawValue: string) ?? .full
+        case .enrollment: c.idv.enrollment = EnrollmentAuthorization(rawValue: string) ?? .session
         case .passwordAtLogin:
             c.identity.passwordAtLogin = switch string {
             case "never": .never

@@ -1,3 +1,5 @@
+import CustosCore
+
 /// One configuration setting, known by three names: the config-file key (`data_dir`),
 /// the flag (`--data-dir`) and the environment variable (`CUSTOS_DATA_DIR`).
 public struct Setting: Sendable, Hashable {
@@ -64,6 +66,8 @@ extension Setting {
     public static let livenessActionsPerChallenge = Setting("liveness_actions_per_challenge", .integer(1...5), help: "actions per liveness challenge (default 2)")
     public static let livenessMinFaceWidth = Setting("liveness_min_face_width", .integer(20...4096), help: "narrowest face accepted in a frame, pixels (default 60)")
     public static let livenessMaxFrames = Setting("liveness_max_frames", .integer(2...120), help: "most frames per upload (default 40)")
+    public static let enrollment = Setting("enrollment", .choice(EnrollmentAuthorization.allCases.map(\.rawValue)), help: "who may enrol a first template: session (default) or grant (the relying party's single-use grant)")
+    public static let reenrollmentWindow = Setting("reenrollment_window", .integer(0...86400), help: "seconds after a MATCHED authentication in which the session may replace the template (default 300)")
 
     /// Every setting `custos serve` understands, in the order help and the start-up print show them.
     public static let all: [Setting] = [
@@ -72,5 +76,6 @@ extension Setting {
         .databasePoolSize, .maxAttempts, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,
         .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessMinFaceWidth, .livenessMaxFrames,
+        .enrollment, .reenrollmentWindow,
     ]
 }

@@ -22,7 +22,8 @@ enum DeviceRoutes {
         router.post("/v1/login") { request in
             let body = try request.wire(LoginRequest.self)
             let outcome = try identity.login(userID: body.userID, deviceID: body.deviceID, nonce: body.nonce,
-                                             signature: body.signature, password: body.password)
+                                             signature: body.signature, password: body.password,
+                                             client: request.remoteAddress?.description)
             return try .wire(WireMapping.outcome(outcome, policy: policy))
         }
         router.post("/v1/password/change") { request in

@@ -6,7 +6,7 @@ import Foundation
 /// The app's selfie workflows (session bearer token): template status, opt-out, and the
 /// transaction steps initiate → confirm (challenge) or cancel → frames (result).
 enum IDVRoutes {
-    static func register(on router: inout Router, identity: IdentityService, idv: IDVService?) {
+    static func register(on router: inout Router, identity: IdentityService, apiKeys: APIKeyService, idv: IDVService?) {
         @Sendable func service() throws -> IDVService {
             guard let idv else { throw IDVUnavailable() }
             return idv
@@ -21,6 +21,11 @@ enum IDVRoutes {
             let deleted = try idv.optOut(userID: session.userID)
             return try .wire(IDVWireMapping.optOut(deleted: deleted, userID: session.userID,
                                                    attemptsLeft: try identity.attemptsLeft(userID: session.userID)))
+        }
+        router.post("/v1/users/{id}/enrollment-grant") { request in
+            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
+            let user = try identity.user(id: request.parameter("id"))
+            return try .wire(EnrollmentGrantResponse(userID: user.id, expiresAt: try service().grantEnrollment(userID: user.id)), status: 201)
         }
         router.post("/v1/idv/transactions") { request in
             let session = try RequestAuthentication.session(request, identity)

@@ -87,6 +87,14 @@ enum Migrations {
                 CREATE INDEX single_use_tokens_subject_purpose ON single_use_tokens (subject, purpose);
                 """
         ),
+        Migration(
+            version: 6,
+            name: "idv_transactions.replaces_template",
+            // Whether the enrolment was authorised (recent match or relying-party grant) to
+            // replace an existing template.
+            sqlite: "ALTER TABLE idv_transactions ADD COLUMN replaces_template INTEGER NOT NULL DEFAULT 0;",
+            postgres: "ALTER TABLE idv_transactions ADD COLUMN replaces_template INTEGER NOT NULL DEFAULT 0;"
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

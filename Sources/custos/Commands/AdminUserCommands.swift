@@ -15,7 +15,7 @@ enum AdminUserCommands {
         create, list, show, userAction("disable", "Disable a user (ends its sessions).") { try await $0.disableUser($1) },
         userAction("enable", "Enable a disabled user.") { try await $0.enableUser($1) },
         userAction("unlock", "Lift a lockout and give the attempts back.") { try await $0.unlockUser($1) },
-        delete, code, devices, revokeDevice,
+        delete, code, grantEnrollment, devices, revokeDevice,
     ]
 
     static let create = Command(spec: CommandSpec(
@@ -72,6 +72,18 @@ enum AdminUserCommands {
         try ClientOptions.output(arguments, activation) {
             ["activation code: \(activation.activationCode) (expires \(iso(activation.expiresAt)))"]
         }
+        return .ok
+    }
+
+    static let grantEnrollment = Command(spec: CommandSpec(
+        path: "admin user grant-enrollment",
+        summary: "Let the user enrol a biometric template once (replace it, or a first one under --enrollment grant).",
+        options: remote, positionals: ["user"])
+    ) { arguments in
+        let client = try ClientOptions.adminClient(arguments)
+        let userID = arguments.positionals[0]
+        let grant = try callServer { try await client.grantEnrollment(userID) }
+        try ClientOptions.output(arguments, grant) { ["enrolment granted to \(grant.userID) (expires \(iso(grant.expiresAt)))"] }
         return .ok
     }
 

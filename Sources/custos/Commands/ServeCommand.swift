@@ -74,7 +74,9 @@ enum ServeCommand {
         }
         sink.flush()
 
-        let housekeeping = Housekeeping(store: store, clock: SystemClock(), logger: logger)
+        let housekeeping = Housekeeping(store: store, clock: SystemClock(), logger: logger, counterSweeps: [
+            .init(prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
+        ])
 
         let signal = waitForTerminationSignal()
         logger.info("shutting_down", ["signal": .string(signal)])

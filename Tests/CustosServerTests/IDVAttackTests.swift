@@ -1,0 +1,151 @@
+import CustosAPI
+import CustosCore
+import CustosFace
+import CustosSDK
+import Foundation
+import Testing
+
+/// Server biometrics tried as an attacker with a stolen session, a recording and a script
+/// (DESIGN.md §5a): each attack is a test that must fail to get through, on both stores.
+@Suite(needsFaces) struct IDVAttackTests {
+    static let blinkOnly = IDVPolicies.only(.blink)
+
+    func camera(_ live: LiveServer, _ sequence: String, _ range: ClosedRange<Int>) throws -> RecordedFrames {
+        RecordedFrames(frames: try FaceFixture.frames(sequence, range), framesPerSecond: FaceFixture.framesPerSecond(sequence), clock: live.clock)
+    }
+
+    /// The code of the error `call` throws.
+    func errorCode(_ call: () async throws -> Any) async -> String? {
+        do {
+            _ = try await call()
+            return nil
+        } catch let error as CustosError {
+            return error.code
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// Re-rolling challenges until one fits a recording: every challenge that was out and then
+    /// cancelled (or superseded by a new start) uses an attempt, until 153 locks the user.
+    @Test(arguments: StoreKind.available)
+    func startConfirmCancelRoundsUseAttemptsUntil153(kind: StoreKind) async throws {
+        let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
+        defer { live.stop() }
+        let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
+        _ = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25))
+        let bearer = try #require(client.session.sessionToken)
+        let api = RawAPI(base: live.baseURL)
+
+        // Declining before the challenge is free, as the seed says.
+        let declined: IDVTransactionInfo = try await api.post("/v1/idv/transactions", IDVInitiateRequest(workflow: 8), bearer: bearer)
+        let free: IDVResultResponse = try await api.post("/v1/idv/transactions/\(declined.idvAuditTransactionID)/cancel", RawAPI.Empty(),
+                                                         bearer: bearer)
+        #expect(free.statusCode == 240 && free.attempts == 0 && free.attemptsLeft == 5)
+
+        // A start that supersedes a confirmed one uses that one's attempt (the second stays open,
+        // and the first start of the loop closes it).
+        _ = try await api.challenge(bearer: bearer)
+        _ = try await api.challenge(bearer: bearer)
+        #expect(try live.identity.attemptsLeft(userID: userID) == 4)
+
+        var answers: [(Int, Int)] = []
+        for _ in 0..<30 {
+            guard let challenge = try? await api.challenge(bearer: bearer) else { break }
+            let cancelled: IDVResultResponse = try await api.post("/v1/idv/transactions/\(challenge.idvAuditTransactionID)/cancel",
+                                                                  RawAPI.Empty(), bearer: bearer)
+            answers.append((cancelled.statusCode, cancelled.attemptsLeft))
+        }
+        #expect(answers.map(\.0) == [240, 240, 153], "\(answers)")
+        #expect(answers.map(\.1) == [2, 1, 0], "\(answers)")
+        #expect(try await live.admin().user(userID).locked)
+        #expect(await errorCode { try await client.checkIDVUserBiometricTemplateStatus() } == "invalid_session")
+        let audit = try LiveServer.audit(live.store).list(userID: userID, transactionID: nil)
+        #expect(audit.contains { $0.kind == AuditKind.idvCancelled.rawValue && $0.details["superseded"] == "true" })
+        #expect(audit.contains { $0.kind == AuditKind.lockout.rawValue })
+    }
+
+    /// A stolen session cannot swap in another face: while a template exists, opt-in and KYC
+    /// need a MATCHED authentication in the last minutes or the relying party's grant, each
+    /// usable once; the replacement is audited as such.
+    @Test(arguments: StoreKind.available)
+    func replacingTheTemplateNeedsProof(kind: StoreKind) async throws {
+        let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
+        defer { live.stop() }
+        let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
+        _ = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25))
+        let document = try FaceFixture.frames("talking_obama", 1...1)[0]
+
+        #expect(await errorCode { try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "talking_obama", 10...22)) }
+                == "template_change_needs_proof")
+        #expect(await errorCode { try await client.initiateActivatedCustomerKYC(documentImage: document, consentVersion: "v1",
+                                                                             frameSource: camera(live, "talking_obama", 10...22)) }
+                == "template_change_needs_proof")
+        #expect(try live.identity.attemptsLeft(userID: userID) == 5)
+
+        // A match opens the window once.
+        let matched = try await client.initiateIDVServerBiometricAuthentication(reason: "Before re-enrolling",
+                                                                                frameSource: camera(live, "blink_selfie", 38...50))
+        #expect(matched.biometricResult?.displayText == "MATCHED")
+        let replaced = try await client.initiateIDVBiometricOptIn(consentVersion: "v2", frameSource: camera(live, "blink_selfie", 55...70))
+        #expect(replaced.biometricResult?.displayText == "ENROLLED" && replaced.templateCreated)
+        #expect(await errorCode { try await client.initiateIDVBiometricOptIn(consentVersion: "v3", frameSource: camera(live, "blink_selfie", 104...118)) }
+                == "template_change_needs_proof")
+
+        // A match whose window has passed proves nothing any more.
+        let again = try await client.initiateIDVServerBiometricAuthentication(reason: "Long ago", frameSource: camera(live, "blink_selfie", 119...131))
+        #expect(again.biometricResult?.displayText == "MATCHED")
+        live.clock.advance(by: 301)
+        #expect(await errorCode { try await client.initiateIDVBiometricOptIn(consentVersion: "v3", frameSource: camera(live, "blink_selfie", 104...118)) }
+                == "template_change_needs_proof")
+
+        // The relying party's grant, once.
+        let grant = try await live.admin().grantEnrollment(userID)
+        #expect(grant.userID == userID && grant.expiresAt > live.clock.now())
+        let granted = try await client.initiateIDVBiometricOptIn(consentVersion: "v3", frameSource: camera(live, "blink_selfie", 104...118))
+        #expect(granted.templateCreated)
+
+        let kinds = try LiveServer.audit(live.store).list(userID: userID, transactionID: nil).map(\.kind)
+        #expect(kinds.filter { $0 == AuditKind.templateReplaced.rawValue }.count == 2)
+        #expect(kinds.filter { $0 == AuditKind.enrollment.rawValue }.count == 1)
+        #expect(kinds.contains(AuditKind.enrollmentGranted.rawValue))
+        await #expect(throws: CustosError.self) { try await live.admin().grantEnrollment("nobody-\(UUID().uuidString.prefix(6))") }
+    }
+
+    /// `--enrollment grant`: no enrolment without the relying party's grant, even after an opt-out.
+    @Test(arguments: StoreKind.available)
+    func enrolmentUnderGrantPolicy(kind: StoreKind) async throws {
+        var policy = Self.blinkOnly
+        policy.enrollment = .grant
+        let live = try LiveServer(store: LiveServer.store(kind), idv: policy)
+        defer { live.stop() }
+        let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
+        #expect(await errorCode { try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25)) }
+                == "enrollment_grant_required")
+        _ = try await live.admin().grantEnrollment(userID)
+        let enrolled = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25))
+        #expect(enrolled.templateCreated)
+        #expect(try await client.optOutIDVBiometric().result)
+        #expect(await errorCode { try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 55...70)) }
+                == "enrollment_grant_required")
+    }
+
+    /// Failed enrolments are no free oracle for tuning a spoof: each uses an attempt.
+    @Test(arguments: StoreKind.available)
+    func failedEnrolmentsUseAttempts(kind: StoreKind) async throws {
+        let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
+        defer { live.stop() }
+        let (client, _, _) = try await IdentityFlowTests.activatedUser(live)
+        let photo = try FaceFixture.frames("blink_selfie", 30...30)[0]
+        let still = RecordedFrames(frames: try PresentationAttacks.reencodedFrames(photo, count: 10), framesPerSecond: 12, clock: live.clock)
+        let optIn = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: still)
+        #expect(optIn.biometricResult?.displayText == "LIVENESS_FAILED" && !optIn.templateCreated)
+        #expect(optIn.attempts == 1 && optIn.attemptsLeft == 4)
+
+        let someoneElse = try FaceFixture.frames("talking_obama", 1...1)[0]
+        let kyc = try await client.initiateActivatedCustomerKYC(documentImage: someoneElse, consentVersion: "v1",
+                                                                frameSource: camera(live, "blink_selfie", 1...25))
+        #expect(kyc.biometricResult?.displayText == "NOT_MATCHED" && !kyc.templateCreated && kyc.attemptsLeft == 3)
+        #expect(try await client.checkIDVUserBiometricTemplateStatus().statusCode == 600)
+    }
+}
