@@ -95,6 +95,45 @@ public final class DecodedImage: @unchecked Sendable {
         return Array(UnsafeBufferPointer(start: pixels, count: width * height * 3))
     }
 
+    /// The whole frame's perceptual fingerprint: luma averaged over a
+    /// `FrameFingerprint.gridSide` grid by exact area (each pixel shared between the cells it
+    /// overlaps), so a resized or mirrored copy gives the same, or the mirrored, grid.
+    public var fingerprint: FrameFingerprint? {
+        let side = FrameFingerprint.gridSide, width = self.width, height = self.height
+        guard width >= side, height >= side, let pixels = cfs_image_pixels(handle) else { return nil }
+        let columns = Self.cellShares(count: width, cells: side), rows = Self.cellShares(count: height, cells: side)
+        var grid = [Double](repeating: 0, count: side * side)
+        var rowSums = [Double](repeating: 0, count: side)
+        for y in 0..<height {
+            for cell in 0..<side { rowSums[cell] = 0 }
+            let row = pixels + y * width * 3
+            for x in 0..<width {
+                let pixel = row + x * 3
+                let luma = 0.299 * Double(pixel[0]) + 0.587 * Double(pixel[1]) + 0.114 * Double(pixel[2])
+                let share = columns[x]
+                rowSums[share.cell] += luma * share.weight
+                if share.weight < 1 { rowSums[share.cell + 1] += luma * (1 - share.weight) }
+            }
+            let share = rows[y]
+            for cell in 0..<side {
+                grid[share.cell * side + cell] += rowSums[cell] * share.weight
+                if share.weight < 1 { grid[(share.cell + 1) * side + cell] += rowSums[cell] * (1 - share.weight) }
+            }
+        }
+        return FrameFingerprint(luma: grid)
+    }
+
+    /// For each of `count` pixels along an axis: the first grid cell it overlaps and the share
+    /// of the pixel in it (the rest falls in the next cell).
+    private static func cellShares(count: Int, cells: Int) -> [(cell: Int, weight: Double)] {
+        (0..<count).map { index in
+            let start = Double(index) * Double(cells) / Double(count), end = Double(index + 1) * Double(cells) / Double(count)
+            let cell = min(cells - 1, Int(start))
+            let boundary = Double(cell + 1)
+            return end <= boundary || cell == cells - 1 ? (cell, 1) : (cell, (boundary - start) / (end - start))
+        }
+    }
+
     /// A copy of a rectangle, clipped to the image.
     public func cropped(left: Int, top: Int, width: Int, height: Int) throws(FaceError) -> DecodedImage {
         var out: OpaquePointer?

@@ -61,6 +61,15 @@ public final class FaceEngine: FaceAnalyzer, @unchecked Sendable {
         return try withWorker { (worker) throws(FaceError) in try worker.analyze(try decode(imageData), options: options) }
     }
 
+    /// `analyze` and the frame's fingerprint, from one decoding.
+    public func analyzeFrame(_ imageData: Data, options: FaceOptions) throws(FaceError) -> (faces: [Face], fingerprint: FrameFingerprint?) {
+        try options.validate()
+        return try withWorker { (worker) throws(FaceError) in
+            let image = try decode(imageData)
+            return (try worker.analyze(image, options: options), image.fingerprint)
+        }
+    }
+
     /// Analyzes an already decoded image.
     public func analyze(_ image: DecodedImage, options: FaceOptions) throws(FaceError) -> [Face] {
         try withWorker { (worker) throws(FaceError) in try worker.analyze(image, options: options) }

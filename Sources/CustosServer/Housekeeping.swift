@@ -3,8 +3,8 @@ import CustosHTTP
 import Dispatch
 import Foundation
 
-/// Deletes expired single-use tokens (login and challenge nonces, codes, remembered frames)
-/// and stale throttle counters on a timer, so challenges nobody answers and failures of
+/// Deletes expired single-use tokens (login and challenge nonces, codes), remembered frame
+/// fingerprints past their keeping period, and stale throttle counters on a timer, so challenges nobody answers and failures of
 /// clients that went away, from any client, do not pile up in the database. Every node may
 /// run it: the deletes are idempotent.
 public final class Housekeeping: @unchecked Sendable {
@@ -18,14 +18,14 @@ public final class Housekeeping: @unchecked Sendable {
         }
     }
 
-    private let store: any SingleUseTokenStore & CounterStore
+    private let store: any SingleUseTokenStore & CounterStore & FrameMemoryStore
     private let counterSweeps: [CounterSweep]
     private let clock: any Clock
     private let logger: Logger
     private let timer: DispatchSourceTimer
 
     /// Starts at once; the first sweep runs after `interval` seconds.
-    public init(store: any SingleUseTokenStore & CounterStore, clock: any Clock, logger: Logger, interval: TimeInterval = 60,
+    public init(store: any SingleUseTokenStore & CounterStore & FrameMemoryStore, clock: any Clock, logger: Logger, interval: TimeInterval = 60,
                 counterSweeps: [CounterSweep] = []) {
         self.store = store
         self.counterSweeps = counterSweeps
@@ -45,6 +45,8 @@ public final class Housekeeping: @unchecked Sendable {
             let now = clock.now()
             let purged = try store.purgeExpired(now: now)
             if purged > 0 { logger.info("expired_tokens_purged", ["count": .int(purged)]) }
+            let memories = try store.purgeFrameMemories(now: now)
+            if memories > 0 { logger.info("expired_frame_memories_purged", ["count": .int(memories)]) }
             for sweep in counterSweeps {
                 let counters = try store.purgeCounters(prefix: sweep.prefix, updatedBefore: now.addingTimeInterval(-sweep.maximumAge))
                 if counters > 0 { logger.info("stale_counters_purged", ["count": .int(counters), "prefix": .string(sweep.prefix)]) }

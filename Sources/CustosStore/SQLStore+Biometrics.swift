@@ -148,3 +148,34 @@ extension SQLStore: TemplateStore {
             createdAt: try row.date(8), updatedAt: try row.date(9))
     }
 }
+
+// MARK: - FrameMemoryStore
+
+extension SQLStore: FrameMemoryStore {
+    public func saveFrameMemory(_ memory: SealedFrameMemory) throws {
+        try database.execute(
+            "INSERT INTO frame_memories (id, user_id, key_id, ciphertext, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)",
+            [.text(memory.id), .text(memory.userID), .text(memory.keyID), .blob(memory.ciphertext), .date(memory.createdAt),
+             .date(memory.expiresAt)]
+        )
+    }
+
+    public func frameMemories(userID: String, now: Date, limit: Int) throws -> [SealedFrameMemory] {
+        let rows = try database.select(
+            """
+            SELECT id, user_id, key_id, ciphertext, created_at, expires_at FROM frame_memories
+            WHERE user_id = ? AND expires_at > ? ORDER BY created_at DESC, id LIMIT ?
+            """,
+            [.text(userID), .date(now), .integer(Int64(limit))]
+        )
+        return try rows.map {
+            SealedFrameMemory(id: try $0.string(0), userID: try $0.string(1), keyID: try $0.string(2), ciphertext: try $0.data(3),
+                              createdAt: try $0.date(4), expiresAt: try $0.date(5))
+        }
+    }
+
+    @discardableResult
+    public func purgeFrameMemories(now: Date) throws -> Int {
+        try database.execute("DELETE FROM frame_memories WHERE expires_at <= ?", [.date(now)])
+    }
+}

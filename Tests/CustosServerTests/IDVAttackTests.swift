@@ -32,8 +32,7 @@ import Testing
     func startConfirmCancelRoundsUseAttemptsUntil153(kind: StoreKind) async throws {
         let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
         defer { live.stop() }
-        let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
-        _ = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25))
+        let (client, userID) = try await live.enrolledUser()
         let bearer = try #require(client.session.sessionToken)
         let api = RawAPI(base: live.baseURL)
 
@@ -72,8 +71,7 @@ import Testing
     func replacingTheTemplateNeedsProof(kind: StoreKind) async throws {
         let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
         defer { live.stop() }
-        let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
-        _ = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25))
+        let (client, userID) = try await live.enrolledUser()
         let document = try FaceFixture.frames("talking_obama", 1...1)[0]
 
         #expect(await errorCode { try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "talking_obama", 10...22)) }
@@ -147,5 +145,51 @@ import Testing
                                                                 frameSource: camera(live, "blink_selfie", 1...25))
         #expect(kyc.biometricResult?.displayText == "NOT_MATCHED" && !kyc.templateCreated && kyc.attemptsLeft == 3)
         #expect(try await client.checkIDVUserBiometricTemplateStatus().statusCode == 600)
+    }
+
+    /// The app's own upload, captured and sent again with other bytes: refused as a replay
+    /// however it was changed, while a new take of the same person still matches.
+    @Test(arguments: StoreKind.available)
+    func replayedTakesAreRefusedWhateverTheirBytes(kind: StoreKind) async throws {
+        let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
+        defer { live.stop() }
+        let (client, _) = try await live.enrolledUser()
+        let take = try FaceFixture.frames("blink_selfie", 38...50)
+        let matched = try await client.initiateIDVServerBiometricAuthentication(
+            reason: "The real one", frameSource: RecordedFrames(frames: take, framesPerSecond: 12, clock: live.clock))
+        #expect(matched.biometricResult?.displayText == "MATCHED")
+
+        var attemptsLeft = 5
+        for replay in [TakeReplay.bytesAppended, .reencoded, .resized, .mirrored, .reversed] {
+            let frames = try PresentationAttacks.replayedTake(take, replay)
+            #expect(frames.allSatisfy { !take.contains($0) }, "\(replay): the bytes differ from the original's")
+            let result = try await client.initiateIDVServerBiometricAuthentication(
+                reason: "Replay", frameSource: RecordedFrames(frames: frames, framesPerSecond: 12, clock: live.clock))
+            attemptsLeft -= 1
+            #expect(result.biometricResult?.displayText == "LIVENESS_FAILED" && result.biometricResult?.livenessReason == "replay",
+                    "\(replay): \(String(describing: result.biometricResult))")
+            #expect(result.attemptsLeft == attemptsLeft)
+            if attemptsLeft == 1 { break }
+        }
+        let fresh = try await client.initiateIDVServerBiometricAuthentication(reason: "A new take", frameSource: camera(live, "blink_selfie", 104...118))
+        #expect(fresh.biometricResult?.displayText == "MATCHED")
+    }
+
+    /// One head turn played forward then backward, every frame re-encoded, to pass a challenge
+    /// of a turn and its opposite.
+    @Test(arguments: StoreKind.available)
+    func aBoomerangClipIsRefused(kind: StoreKind) async throws {
+        var policy = IDVPolicy()
+        policy.liveness.allowedActions = [.turnLeft, .turnRight]
+        policy.liveness.actionsPerChallenge = 2
+        let live = try LiveServer(store: LiveServer.store(kind), idv: policy)
+        defer { live.stop() }
+        let (client, _, _) = try await IdentityFlowTests.activatedUser(live)
+        let turn = try FaceFixture.frames("head_turn", 17...32)
+        let boomerang = RecordedFrames(frames: try PresentationAttacks.boomerang(turn), framesPerSecond: 10, clock: live.clock)
+        let result = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: boomerang)
+        #expect(result.biometricResult?.displayText == "LIVENESS_FAILED" && result.biometricResult?.livenessReason == "sequence_reversed",
+                "\(String(describing: result.biometricResult))")
+        #expect(!result.templateCreated && result.attemptsLeft == 4)
     }
 }

@@ -111,8 +111,7 @@ import Testing
     func spoofsFailLivenessWithTheirReason(kind: StoreKind) async throws {
         let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
         defer { live.stop() }
-        let (client, _, _) = try await IdentityFlowTests.activatedUser(live)
-        _ = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25))
+        let (client, _) = try await live.enrolledUser()
         let photo = try FaceFixture.frames("blink_selfie", 30...30)[0]
 
         let repeated = RecordedFrames(frames: PresentationAttacks.repeatedFrame(photo, count: 10), framesPerSecond: 12, clock: live.clock)
@@ -128,18 +127,24 @@ import Testing
         #expect(["flat_surface", "action_missing"].contains(second.biometricResult?.livenessReason ?? ""), "\(String(describing: second.biometricResult))")
         #expect(second.attemptsLeft == 3)
 
-        let still = RecordedFrames(frames: try PresentationAttacks.reencodedFrames(photo, count: 10), framesPerSecond: 12, clock: live.clock)
+        // A still of another frame, re-encoded: no action. (Frame 30 again would be a replay of the first attempt.)
+        let other = try FaceFixture.frames("blink_selfie", 31...31)[0]
+        let still = RecordedFrames(frames: try PresentationAttacks.reencodedFrames(other, count: 10), framesPerSecond: 12, clock: live.clock)
         let third = try await client.initiateIDVServerBiometricAuthentication(reason: "Still photo", frameSource: still)
-        #expect(third.biometricResult?.displayText == "LIVENESS_FAILED" && third.biometricResult?.livenessReason == "action_missing")
+        #expect(third.biometricResult?.displayText == "LIVENESS_FAILED" && third.biometricResult?.livenessReason == "action_missing",
+                "\(String(describing: third.biometricResult))")
         #expect(third.attemptsLeft == 2)
+        // The first still again, re-encoded: its take was seen.
+        let again = RecordedFrames(frames: try PresentationAttacks.reencodedFrames(photo, count: 10), framesPerSecond: 12, clock: live.clock)
+        let fourth = try await client.initiateIDVServerBiometricAuthentication(reason: "Still photo again", frameSource: again)
+        #expect(fourth.biometricResult?.livenessReason == "replay", "\(String(describing: fourth.biometricResult))")
     }
 
     @Test(arguments: StoreKind.available)
     func declineAnswers240AndUsesNoAttempt(kind: StoreKind) async throws {
         let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
         defer { live.stop() }
-        let (client, _, _) = try await IdentityFlowTests.activatedUser(live)
-        _ = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25))
+        let (client, _) = try await live.enrolledUser()
         let asked = Counter()
         let results = EventLog()
         let tokens = [
@@ -164,8 +169,7 @@ import Testing
         identityPolicy.maximumAttempts = 3
         let live = try LiveServer(store: LiveServer.store(kind), policy: identityPolicy, idv: Self.blinkOnly)
         defer { live.stop() }
-        let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
-        _ = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25))
+        let (client, userID) = try await live.enrolledUser()
         var last: IDVResultResponse?
         for index in 0..<3 {
             let photo = try FaceFixture.frames("blink_selfie", (30 + index)...(30 + index))[0]
@@ -182,8 +186,7 @@ import Testing
     func replayedNoncesAndClosedTransactionsAreRejected(kind: StoreKind) async throws {
         let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
         defer { live.stop() }
-        let (client, _, _) = try await IdentityFlowTests.activatedUser(live)
-        _ = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25))
+        let (client, _) = try await live.enrolledUser()
         let bearer = try #require(client.session.sessionToken)
         let api = RawAPI(base: live.baseURL)
         let frames = try FaceFixture.frames("blink_selfie", 38...50)

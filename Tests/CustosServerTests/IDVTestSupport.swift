@@ -22,6 +22,17 @@ struct RecordedFrames: FrameSource {
     }
 }
 
+extension LiveServer {
+    /// A user activated through the SDK and enrolled (opt-in) with blink_selfie frames 1-25.
+    func enrolledUser() async throws -> (client: CustosClient, userID: String) {
+        let (client, userID, _) = try await IdentityFlowTests.activatedUser(self)
+        let frames = RecordedFrames(frames: try FaceFixture.frames("blink_selfie", 1...25), framesPerSecond: 12, clock: clock)
+        let enrolled = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: frames)
+        #expect(enrolled.templateCreated)
+        return (client, userID)
+    }
+}
+
 /// The IDV policies of the tests: recorded sequences can only do what they show.
 enum IDVPolicies {
     static func only(_ action: LivenessAction) -> IDVPolicy {

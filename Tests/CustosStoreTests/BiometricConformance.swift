@@ -82,4 +82,53 @@ extension ConformanceCheck {
         #expect(try store.pruneTemplateKeys() == 1)
         #expect(try store.activeTemplateKeyID() == "tk_2")
     }
+
+    static func frameMemories(_ store: SQLStore, _: StoreHarness) throws {
+        for name in ["alice", "bob"] { try store.createUser(user(name)) }
+        func memory(_ id: String, _ userID: String, age: TimeInterval, lifetime: TimeInterval = 3600) -> SealedFrameMemory {
+            SealedFrameMemory(id: id, userID: userID, keyID: "tk_1", ciphertext: Data(id.utf8), createdAt: testNow.addingTimeInterval(-age),
+                              expiresAt: testNow.addingTimeInterval(lifetime - age))
+        }
+        try store.saveFrameMemory(memory("m1", "alice", age: 30))
+        try store.saveFrameMemory(memory("m2", "alice", age: 20))
+        try store.saveFrameMemory(memory("m3", "alice", age: 10))
+        try store.saveFrameMemory(memory("old", "alice", age: 7200))
+        try store.saveFrameMemory(memory("b1", "bob", age: 5))
+        // Newest first, unexpired only, limited, the user's own.
+        #expect(try store.frameMemories(userID: "alice", now: testNow, limit: 10).map(\.id) == ["m3", "m2", "m1"])
+        #expect(try store.frameMemories(userID: "alice", now: testNow, limit: 2).map(\.id) == ["m3", "m2"])
+        #expect(try store.frameMemories(userID: "alice", now: testNow, limit: 1).first == memory("m3", "alice", age: 10))
+        #expect(try store.purgeFrameMemories(now: testNow) == 1)
+        #expect(throws: StoreError.self) { try store.saveFrameMemory(memory("ghost", "nobody", age: 1)) }
+        #expect(try store.deleteUser(id: "alice"))
+        #expect(try store.frameMemories(userID: "alice", now: testNow, limit: 10).isEmpty)
+        #expect(try store.frameMemories(userID: "bob", now: testNow, limit: 10).count == 1)
+    }
+
+    static func openTransactionsAndGrants(_ store: SQLStore, _: StoreHarness) throws {
+        try store.createUser(user("alice"))
+        for (id, state) in [("t1", IDVTransaction.State.completed), ("t2", .challenged), ("t3", .awaitingConfirmation), ("t4", .cancelled)] {
+            try store.createTransaction(IDVTransaction(id: id, userID: "alice", workflow: .biometricOptIn, reason: "r", state: state,
+                                                       consentVersion: "v1", createdAt: testNow.addingTimeInterval(Double(id.suffix(1))!),
+                                                       expiresAt: testNow.addingTimeInterval(600), replacesTemplate: id == "t3"))
+        }
+        let open = try store.openTransactions(userID: "alice")
+        #expect(open.map(\.id) == ["t2", "t3"])
+        #expect(open.map(\.replacesTemplate) == [false, true])
+        // One grant of a subject is consumed at a time, unexpired only.
+        for (index, seconds) in [-5.0, 60, 120].enumerated() {
+            try store.issue(SingleUseToken(purpose: "grant", digest: Data([UInt8(index)]), subject: "alice",
+                                           expiresAt: testNow.addingTimeInterval(seconds)))
+        }
+        #expect(try store.consumeAny(purpose: "grant", subject: "alice", now: testNow)?.digest == Data([1]))
+        #expect(try store.consumeAny(purpose: "grant", subject: "alice", now: testNow)?.digest == Data([2]))
+        #expect(try store.consumeAny(purpose: "grant", subject: "alice", now: testNow) == nil)
+        #expect(try store.consumeAny(purpose: "grant", subject: "bob", now: testNow) == nil)
+        // Throttle counters go by prefix and age.
+        _ = try store.increment("throttle:a", limit: 5, now: testNow.addingTimeInterval(-100))
+        _ = try store.increment("throttle:b", limit: 5, now: testNow)
+        _ = try store.increment("other", limit: 5, now: testNow.addingTimeInterval(-100))
+        #expect(try store.purgeCounters(prefix: "throttle:", updatedBefore: testNow.addingTimeInterval(-50)) == 1)
+        #expect(try store.value("throttle:b") == 1 && store.value("other") == 1)
+    }
 }

@@ -51,6 +51,8 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     case idvTransactionLifecycle
     case templateSaveReplaceDelete
     case templateKeyRotation
+    case frameMemories
+    case openTransactionsAndGrants
 
     var testDescription: String { rawValue }
 
@@ -59,6 +61,8 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         case .idvTransactionLifecycle: try withStore(kind, Self.idvTransactionLifecycle)
         case .templateSaveReplaceDelete: try withStore(kind, Self.templateSaveReplaceDelete)
         case .templateKeyRotation: try withStore(kind, Self.templateKeyRotation)
+        case .frameMemories: try withStore(kind, Self.frameMemories)
+        case .openTransactionsAndGrants: try withStore(kind, Self.openTransactionsAndGrants)
         case .issuePeekConsume: try withStore(kind, Self.issuePeekConsume)
         case .consumedOnlyOnce: try withStore(kind, Self.consumedOnlyOnce)
         case .expiredNotConsumable: try withStore(kind, Self.expiredNotConsumable)

@@ -10,8 +10,16 @@ public protocol FaceAnalyzer: Sendable {
 
     /// The comparison score of two descriptors (lower is more alike).
     func distance(_ a: FaceDescriptor, _ b: FaceDescriptor) -> Double
+
+    /// `analyze`, plus the whole frame's fingerprint from the same decoding (nil where the
+    /// analyzer cannot compute one).
+    func analyzeFrame(_ imageData: Data, options: FaceOptions) throws(FaceError) -> (faces: [Face], fingerprint: FrameFingerprint?)
 }
 
 extension FaceAnalyzer {
+    public func analyzeFrame(_ imageData: Data, options: FaceOptions) throws(FaceError) -> (faces: [Face], fingerprint: FrameFingerprint?) {
+        (try analyze(imageData, options: options), nil)
+    }
+
     public func distance(_ a: FaceDescriptor, _ b: FaceDescriptor) -> Double { a.distance(to: b) }
 }

@@ -18,8 +18,11 @@ public struct IDVPolicy: Sendable, Hashable {
     public var templateFrames: Int = 3
     /// How long a transaction may take from initiation to frames, seconds.
     public var transactionLifetime: TimeInterval = 600
-    /// A frame once submitted is refused as a replay for this long, seconds.
+    /// A take once submitted is recognised as a replay for this long, seconds (its frame
+    /// fingerprints are kept sealed until then).
     public var seenFrameMemory: TimeInterval = 90 * 24 * 3600
+    /// The most earlier takes of a user a new one is compared with (newest first).
+    public var seenTakesCompared = 200
     /// Who may enrol a template where the user has none: the user's session alone, or only
     /// with a relying party's single-use grant. Replacing a template always needs proof.
     public var enrollment: EnrollmentAuthorization = .session

@@ -66,7 +66,8 @@ extension IDVService {
             // The capture cannot have lasted longer than the challenge has existed.
             judged.maximumDuration = min(judged.maximumDuration, now.timeIntervalSince(issuedAt) + 1)
         }
-        let verdict = try seenBefore(digests, userID: transaction.userID, now: now) ?? liveness.evaluate(analysed, challenge: judged)
+        let verdict = try replayedTake(analysed.map(\.fingerprint), transaction: transaction, now: now)
+            ?? liveness.evaluate(analysed, challenge: judged)
         let live = analysed.compactMap(\.faces.first)
         let result: IDVResult
         switch transaction.workflow {
@@ -185,9 +186,10 @@ extension IDVService {
 
     /// Face analysis of every frame, spread over the engine's workers.
     private func analyse(_ frames: [CapturedFrame], digests: [Data]) throws -> [LivenessFrame] {
-        let outcomes = ParallelMap.map(frames, threads: frames.count) { [faces, policy] frame -> Result<[Face], FaceError> in
+        let outcomes = ParallelMap.map(frames, threads: frames.count) {
+            [faces, policy] frame -> Result<(faces: [Face], fingerprint: FrameFingerprint?), FaceError> in
             do throws(FaceError) {
-                return .success(try faces.analyze(frame.jpeg, options: policy.frameOptions))
+                return .success(try faces.analyzeFrame(frame.jpeg, options: policy.frameOptions))
             } catch {
                 return .failure(error)
             }
@@ -195,27 +197,28 @@ extension IDVService {
         return try zip(frames, outcomes).enumerated().map { index, pair in
             switch pair.1 {
             case .success(let found):
-                return LivenessFrame(capturedAtMilliseconds: pair.0.capturedAtMilliseconds, digest: digests[index], faces: found)
+                return LivenessFrame(capturedAtMilliseconds: pair.0.capturedAtMilliseconds, digest: digests[index], faces: found.faces,
+                                     fingerprint: found.fingerprint)
             case .failure(let error):
                 throw IDVError.imageUnreadable(what: "frame \(index + 1)", code: error.code.rawValue)
             }
         }
     }
 
-    /// A replay verdict when a frame was submitted before by this user; remembers the rest.
-    private func seenBefore(_ digests: [Data], userID: String, now: Date) throws -> LivenessVerdict? {
+    /// A replay verdict when the take lines up with one this user submitted before (however
+    /// re-encoded, resized, mirrored or reversed: `SequenceReplay`); remembers this take.
+    private func replayedTake(_ fingerprints: [FrameFingerprint?], transaction: IDVTransaction, now: Date) throws -> LivenessVerdict? {
+        let userID = transaction.userID
+        let replay = policy.liveness.replay
         var replayed = false
-        for digest in digests {
-            var keyed = Data(userID.utf8)
-            keyed.append(0)
-            keyed.append(digest)
-            do {
-                try store.issue(SingleUseToken(purpose: Purpose.seenFrame, digest: digester.digest(bytes: keyed), subject: userID,
-                                               expiresAt: now.addingTimeInterval(policy.seenFrameMemory)))
-            } catch StoreError.duplicate {
+        for memory in try store.frameMemories(userID: userID, now: now, limit: policy.seenTakesCompared) {
+            if replay.replays(fingerprints, earlier: try vault.openFrames(memory)) {
                 replayed = true
+                break
             }
         }
-        return replayed ? .fail(.replay, "a frame was submitted before") : nil
+        try store.saveFrameMemory(try vault.sealFrames(fingerprints, id: transaction.id, userID: userID, now: now,
+                                                       expiresAt: now.addingTimeInterval(policy.seenFrameMemory)))
+        return replayed ? .fail(.replay, "the frames replay a take submitted before") : nil
     }
 }

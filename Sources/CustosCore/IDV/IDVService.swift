@@ -7,7 +7,7 @@ import Foundation
 /// store; every transaction, verdict, enrollment, opt-out and rotation goes to the audit
 /// trail (never a descriptor, image or secret). Synchronous and thread-safe.
 public final class IDVService: Sendable {
-    public typealias Storage = IDVTransactionStore & TemplateStore & SingleUseTokenStore
+    public typealias Storage = IDVTransactionStore & TemplateStore & SingleUseTokenStore & FrameMemoryStore
 
     let store: any Storage
     let identity: IdentityService
@@ -22,7 +22,6 @@ public final class IDVService: Sendable {
 
     enum Purpose {
         static let challengeNonce = "idv_nonce"
-        static let seenFrame = "idv_frame"
         /// A MATCHED server biometric authentication, usable once to replace the template.
         static let recentMatch = "idv_recent_match"
         /// A relying party's single-use permission to enrol.

@@ -35,7 +35,7 @@ public struct TemplateVault: Sendable {
         return try JSONDecoder().decode(BiometricTemplate.self, from: plaintext)
     }
 
-    private func activeKeyID(now: Date) throws -> String {
+    func activeKeyID(now: Date) throws -> String {
         if let keyID = try store.activeTemplateKeyID() { return keyID }
         let keyID = newKeyID()
         try store.activateTemplateKey(keyID, at: now)

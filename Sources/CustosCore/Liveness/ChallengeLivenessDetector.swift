@@ -1,7 +1,8 @@
 import Foundation
 
-/// Liveness from a challenge-response capture, on 68-point landmarks, head pose and
-/// descriptors. In order: timing, replayed frames, one face of usable size per frame, one
+/// Liveness from a challenge-response capture, on 68-point landmarks, head pose,
+/// descriptors and frame fingerprints. In order: timing, replayed frames (repeated bytes, or
+/// frames that come back after the head moved: a clip played back or looped), one face of usable size per frame, one
 /// identity throughout, the flat-surface test, then the challenge's actions in order.
 ///
 /// It stops still photos, repeated frames, photos or screens moved or tilted in front of
@@ -23,6 +24,10 @@ public struct ChallengeLivenessDetector: LivenessDetector {
     public func evaluate(_ frames: [LivenessFrame], challenge: LivenessChallenge) -> LivenessVerdict {
         if let problem = timingProblem(frames, challenge: challenge) { return .fail(.timing, problem) }
         if Set(frames.map(\.digest)).count != frames.count { return .fail(.replay, "a frame repeats another frame of the capture") }
+        if let revisits = policy.replay.revisits(frames.map(\.fingerprint)) {
+            return revisits.reversed ? .fail(.sequenceReversed, "\(revisits.count) frames come back in reverse order after the head moved")
+                : .fail(.replay, "\(revisits.count) frames come back after the head moved")
+        }
         var shapes: [FrameShape] = []
         for (index, frame) in frames.enumerated() {
             guard let face = frame.faces.first else { return .fail(.noFace, "frame \(index + 1) shows no face") }

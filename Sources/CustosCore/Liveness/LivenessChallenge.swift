@@ -23,10 +23,13 @@ public struct LivenessFrame: Sendable {
     public var digest: Data
     /// The faces found, best detection first (with 68-point landmarks and descriptors).
     public var faces: [Face]
+    /// What the whole frame shows, for replays whatever the bytes (nil: not computed).
+    public var fingerprint: FrameFingerprint?
 
-    public init(capturedAtMilliseconds: Int64, digest: Data, faces: [Face]) {
+    public init(capturedAtMilliseconds: Int64, digest: Data, faces: [Face], fingerprint: FrameFingerprint? = nil) {
         self.capturedAtMilliseconds = capturedAtMilliseconds
         self.digest = digest
         self.faces = faces
+        self.fingerprint = fingerprint
     }
 }

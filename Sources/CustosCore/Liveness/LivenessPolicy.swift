@@ -51,6 +51,9 @@ public struct LivenessPolicy: Sendable, Hashable, Codable {
     public var flatMinimumDeformation: Double = 0.06
     /// …and calls them flat when a homography explains all but this fraction of it.
     public var flatResidualRatio: Double = 0.6
+    /// When frames that come back within a capture, or a take that lines up with an earlier
+    /// one, are a replay.
+    public var replay = SequenceReplay()
 
     public init() {}
 

@@ -14,8 +14,12 @@ public enum LivenessFailure: String, Sendable, Codable, CaseIterable, Hashable {
     case flatSurface = "flat_surface"
     /// Frames outside the time window, or implausible timestamps.
     case timing
-    /// The challenge was used or expired, or a frame repeats one already seen.
+    /// The challenge was used or expired, or the frames repeat ones already seen (the same
+    /// bytes, or a take that lines up with an earlier one however it was re-encoded).
     case replay
+    /// Frames of the capture come back in reverse order after the head moved: a clip played
+    /// forward then backward (one turn passed off as two).
+    case sequenceReversed = "sequence_reversed"
 }
 
 /// The outcome of a liveness check.

@@ -33,6 +33,36 @@ public protocol TemplateStore: Sendable {
     func pruneTemplateKeys() throws -> Int
 }
 
+/// One capture's frame fingerprints, sealed like a template, kept for a while so that a
+/// replayed take is recognised however it was re-encoded (`SequenceReplay`).
+public struct SealedFrameMemory: Sendable, Equatable {
+    public var id: String
+    public var userID: String
+    public var keyID: String
+    public var ciphertext: Data
+    public var createdAt: Date
+    public var expiresAt: Date
+
+    public init(id: String, userID: String, keyID: String, ciphertext: Data, createdAt: Date, expiresAt: Date) {
+        self.id = id
+        self.userID = userID
+        self.keyID = keyID
+        self.ciphertext = ciphertext
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The captures a user submitted, as sealed fingerprints; deleted with the user.
+public protocol FrameMemoryStore: Sendable {
+    func saveFrameMemory(_ memory: SealedFrameMemory) throws
+    /// The user's unexpired memories, newest first, at most `limit`.
+    func frameMemories(userID: String, now: Date, limit: Int) throws -> [SealedFrameMemory]
+    /// Deletes expired memories; returns how many.
+    @discardableResult
+    func purgeFrameMemories(now: Date) throws -> Int
+}
+
 /// Seals templates: AES-256-GCM under a key derived from the master key for `keyID`, with
 /// `associatedData` (the user id) bound in, so a template cannot be moved to another user.
 public protocol TemplateCipher: Sendable {

@@ -95,6 +95,34 @@ enum Migrations {
             sqlite: "ALTER TABLE idv_transactions ADD COLUMN replaces_template INTEGER NOT NULL DEFAULT 0;",
             postgres: "ALTER TABLE idv_transactions ADD COLUMN replaces_template INTEGER NOT NULL DEFAULT 0;"
         ),
+        Migration(
+            version: 7,
+            name: "frame_memories",
+            sqlite: """
+                CREATE TABLE frame_memories (
+                    id         TEXT    NOT NULL PRIMARY KEY,
+                    user_id    TEXT    NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    key_id     TEXT    NOT NULL,
+                    ciphertext BLOB    NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX frame_memories_user_id ON frame_memories (user_id, created_at);
+                CREATE INDEX frame_memories_expires_at ON frame_memories (expires_at);
+                """,
+            postgres: """
+                CREATE TABLE frame_memories (
+                    id         TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                    user_id    TEXT COLLATE "C" NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+                    key_id     TEXT   NOT NULL,
+                    ciphertext BYTEA  NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                );
+                CREATE INDEX frame_memories_user_id ON frame_memories (user_id, created_at);
+                CREATE INDEX frame_memories_expires_at ON frame_memories (expires_at);
+                """
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -30,6 +30,10 @@ struct LivenessEvaluation {
     let genuine: [Judged]
     let attacks: [Judged]
     let skipped: SkippedWindows
+    /// Genuine windows judged against every earlier, non-overlapping window of their sequence
+    /// as the server remembers takes: how many had one, and how many were taken for a replay.
+    let takesCompared: Int
+    let takesRefusedAsReplays: Int
 
     init(data: LivenessDataSet, analysis: LivenessFrameAnalysis, detector: any LivenessDetector, settings: Settings,
          threads: Int) throws {
@@ -37,9 +41,11 @@ struct LivenessEvaluation {
         analysis.analyse(windows.flatMap(\.frames))
         var skipped = SkippedWindows()
         var genuine: [LivenessPresentation] = []
+        var genuineWindows: [Window] = []
         for window in windows {
             switch Self.label(window, analysis: analysis, policy: settings.policy) {
             case .action(let action) where settings.actions.contains(action):
+                genuineWindows.append(window)
                 genuine.append(LivenessPresentation(kind: .genuine(sequence: window.sequence.name), source: window.paths[window.start],
                                                     action: action, frames: Array(window.frames), fps: window.sequence.fps))
             case .action: skipped.actionNotSelected += 1
@@ -59,9 +65,20 @@ struct LivenessEvaluation {
                                                     frames: frames, fps: recipe.fps))
             }
         }
+        attacks += try Self.takeAttacks(genuine, threads: threads)
         analysis.analyse(attacks.flatMap(\.frames))
+        let replay = settings.policy.replay
         let judge = { (presentation: LivenessPresentation) in
-            let challenge = LivenessChallenge(actions: [presentation.action], minimumDuration: settings.policy.minimumDuration,
+            if !presentation.earlierTake.isEmpty {
+                let score = replay.alignment(analysis.fingerprints(presentation.frames), earlier: analysis.fingerprints(presentation.earlierTake))
+                if ProcessInfo.processInfo.environment["CUSTOS_EVAL_DEBUG"] != nil, case .attack(let type) = presentation.kind {
+                    FileHandle.standardError.write(Data("\(type.rawValue) \(presentation.source.suffix(30)): \(score ?? -1)\n".utf8))
+                }
+                if (score ?? .infinity) < replay.alignedDistance {
+                    return Judged(presentation: presentation, verdict: .fail(.replay, "the take lines up with the earlier one"))
+                }
+            }
+            let challenge = LivenessChallenge(actions: presentation.actions, minimumDuration: settings.policy.minimumDuration,
                                               maximumDuration: settings.policy.maximumDuration)
             return Judged(presentation: presentation,
                           verdict: detector.evaluate(analysis.livenessFrames(presentation.frames, fps: presentation.fps), challenge: challenge))
@@ -69,6 +86,53 @@ struct LivenessEvaluation {
         self.genuine = genuine.map(judge)
         self.attacks = attacks.map(judge)
         self.skipped = skipped
+        (takesCompared, takesRefusedAsReplays) = Self.genuineTakesAgainstMemory(genuineWindows, analysis: analysis, replay: replay)
+    }
+
+    // MARK: Replayed takes
+
+    /// Each genuine window replayed with other bytes (remembered as submitted before), and each
+    /// turn window played forward then backward against the turn and its opposite.
+    static func takeAttacks(_ genuine: [LivenessPresentation], threads: Int) throws -> [LivenessPresentation] {
+        let types = LivenessAttackType.allCases.filter { $0.takeReplay != nil }
+        let jobs = genuine.flatMap { take in types.map { (take, $0) } }
+            + genuine.filter { $0.action != .blink }.map { ($0, LivenessAttackType.boomerang) }
+        let made = ParallelMap.map(jobs, threads: threads) { (job: (LivenessPresentation, LivenessAttackType)) -> Result<[Data], FaceError> in
+            Result { () throws(FaceError) -> [Data] in
+                let bytes = job.0.frames.map { $0.bytes }
+                if let replay = job.1.takeReplay { return try PresentationAttacks.replayedTake(bytes, replay) }
+                return try PresentationAttacks.boomerang(bytes)
+            }
+        }
+        return try zip(jobs, made).map { job, result in
+            let (take, type) = job
+            let frames = try result.get().map(DigestedFrame.init)
+            if type == .boomerang {
+                let back: LivenessAction = take.action == .turnLeft ? .turnRight : .turnLeft
+                return LivenessPresentation(kind: .attack(type), source: take.source, actions: [take.action, back], frames: frames, fps: take.fps)
+            }
+            return LivenessPresentation(kind: .attack(type), source: take.source, actions: take.actions, frames: frames, fps: take.fps,
+                                        earlierTake: take.frames)
+        }
+    }
+
+    /// A new take must not be refused for lining up with an earlier one of the same person:
+    /// every genuine window against each earlier window of its sequence that shares no frame.
+    static func genuineTakesAgainstMemory(_ windows: [Window], analysis: LivenessFrameAnalysis,
+                                          replay: SequenceReplay) -> (compared: Int, refused: Int) {
+        var compared = 0, refused = 0
+        for window in windows {
+            let earlier = windows.filter { $0.sequence.name == window.sequence.name && $0.start + $0.frames.count <= window.start }
+            guard !earlier.isEmpty else { continue }
+            compared += 1
+            let take = analysis.fingerprints(Array(window.frames))
+            let closest = earlier.compactMap { replay.alignment(take, earlier: analysis.fingerprints(Array($0.frames))) }.min() ?? .infinity
+            if ProcessInfo.processInfo.environment["CUSTOS_EVAL_DEBUG"] != nil {
+                FileHandle.standardError.write(Data("take \(window.sequence.name) \(window.start): closest earlier \(closest)\n".utf8))
+            }
+            if closest < replay.alignedDistance { refused += 1 }
+        }
+        return (compared, refused)
     }
 
     // MARK: Genuine windows
@@ -156,6 +220,9 @@ struct LivenessEvaluation {
                 case .turnRight: tilt = .turnRight
                 }
                 return try PresentationAttacks.perspectivePhoto(bytes, count: count, tilt: tilt, seed: seed)
+            case .takeBytesAppended, .takeReencoded, .takeResized, .takeMirrored, .takeReversed, .boomerang:
+                // Made from whole windows (`takeAttacks`), never from a single frame.
+                throw FaceError(.invalidOptions, "\(type.rawValue) is made from a take, not a frame")
             }
         }
     }

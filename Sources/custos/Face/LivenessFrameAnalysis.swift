@@ -11,6 +11,7 @@ final class LivenessFrameAnalysis: @unchecked Sendable {
     private let options: FaceOptions
     private let threads: Int
     private var facesByDigest: [Data: [Face]] = [:]
+    private var fingerprintsByDigest: [Data: FrameFingerprint] = [:]
     private(set) var errors = 0
 
     init(engine: FaceEngine, options: FaceOptions, threads: Int) {
@@ -27,23 +28,27 @@ final class LivenessFrameAnalysis: @unchecked Sendable {
         var pending: [Data: Data] = [:]
         for frame in frames where facesByDigest[frame.digest] == nil { pending[frame.digest] = frame.bytes }
         let work = Array(pending)
-        let results = ParallelMap.map(work, threads: threads) { [engine, options] entry -> [Face]? in
-            try? engine.analyze(entry.value, options: options)
+        let results = ParallelMap.map(work, threads: threads) { [engine, options] entry -> (faces: [Face], fingerprint: FrameFingerprint?)? in
+            try? engine.analyzeFrame(entry.value, options: options)
         }
-        for (entry, faces) in zip(work, results) {
-            if faces == nil { errors += 1 }
-            facesByDigest[entry.key] = faces ?? []
+        for (entry, result) in zip(work, results) {
+            if result == nil { errors += 1 }
+            facesByDigest[entry.key] = result?.faces ?? []
+            fingerprintsByDigest[entry.key] = result?.fingerprint
         }
     }
 
     /// The faces of an analysed frame (best detection first).
     func faces(_ frame: DigestedFrame) -> [Face] { facesByDigest[frame.digest] ?? [] }
 
+    /// The fingerprints of analysed frames (nil where a frame could not be decoded).
+    func fingerprints(_ frames: [DigestedFrame]) -> [FrameFingerprint?] { frames.map { fingerprintsByDigest[$0.digest] } }
+
     /// The frames as the detector sees them, captured at `fps` from time 0.
     func livenessFrames(_ frames: [DigestedFrame], fps: Double) -> [LivenessFrame] {
         frames.enumerated().map { index, frame in
             LivenessFrame(capturedAtMilliseconds: Int64((Double(index) * 1000 / fps).rounded()), digest: frame.digest,
-                          faces: facesByDigest[frame.digest] ?? [])
+                          faces: facesByDigest[frame.digest] ?? [], fingerprint: fingerprintsByDigest[frame.digest])
         }
     }
 }

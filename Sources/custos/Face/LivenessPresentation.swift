@@ -1,4 +1,5 @@
 import CustosCore
+import CustosFace
 import Foundation
 
 /// The presentation-attack instruments and motions `custos eval liveness` builds (ISO/IEC
@@ -21,6 +22,27 @@ enum LivenessAttackType: String, CaseIterable, Sendable, Codable {
     /// The genuine still, moved / tilted: for reference (as a sequence it is a photo attack).
     case liveStillAffine = "live_still_affine"
     case liveStillPerspective = "live_still_perspective"
+    /// A genuine window submitted earlier, replayed with other bytes (`TakeReplay`), judged
+    /// against the remembered take and then by the detector.
+    case takeBytesAppended = "replayed_take_bytes_appended"
+    case takeReencoded = "replayed_take_reencoded"
+    case takeResized = "replayed_take_resized"
+    case takeMirrored = "replayed_take_mirrored"
+    case takeReversed = "replayed_take_reversed"
+    /// A turn window played forward then backward, against the turn and its opposite.
+    case boomerang = "boomerang_clip"
+
+    /// How a replayed-take type is made.
+    var takeReplay: TakeReplay? {
+        switch self {
+        case .takeBytesAppended: .bytesAppended
+        case .takeReencoded: .reencoded
+        case .takeResized: .resized
+        case .takeMirrored: .mirrored
+        case .takeReversed: .reversed
+        default: nil
+        }
+    }
 
     /// Shown for reference, not counted against the targets.
     var isReference: Bool { self == .liveStillAffine || self == .liveStillPerspective }
@@ -47,9 +69,28 @@ struct LivenessPresentation: Sendable {
     let kind: Kind
     /// The file it was made from (the first frame of a genuine window).
     let source: String
-    let action: LivenessAction
+    /// The challenge it is judged against (one action but for boomerangs).
+    let actions: [LivenessAction]
     let frames: [DigestedFrame]
     let fps: Double
+    /// For replayed takes: the take submitted earlier, remembered by the server.
+    var earlierTake: [DigestedFrame] = []
+
+    init(kind: Kind, source: String, action: LivenessAction, frames: [DigestedFrame], fps: Double) {
+        self.init(kind: kind, source: source, actions: [action], frames: frames, fps: fps)
+    }
+
+    init(kind: Kind, source: String, actions: [LivenessAction], frames: [DigestedFrame], fps: Double, earlierTake: [DigestedFrame] = []) {
+        self.kind = kind
+        self.source = source
+        self.actions = actions
+        self.frames = frames
+        self.fps = fps
+        self.earlierTake = earlierTake
+    }
+
+    /// The first action of the challenge (what reports group by).
+    var action: LivenessAction { actions[0] }
 }
 
 /// Why genuine windows were not judged.

@@ -49,6 +49,10 @@ struct LivenessReport: Encodable {
     /// BPCER over all genuine windows, and per sequence.
     let bpcer: Tally
     let bpcerBySequence: [String: Tally]
+    /// Genuine windows compared with the earlier windows of their sequence, and how many were
+    /// taken for a replay of one (a false replay: a BPCER of the take memory).
+    let takesCompared: Int
+    let takesRefusedAsReplays: Int
     /// APCER per attack type (reference types included, flagged in `referenceTypes`).
     let apcer: [String: Tally]
     let referenceTypes: [String]
@@ -86,6 +90,8 @@ struct LivenessReport: Encodable {
         }
         bpcer = all
         bpcerBySequence = bySequence
+        takesCompared = evaluation.takesCompared
+        takesRefusedAsReplays = evaluation.takesRefusedAsReplays
         var byType: [String: Tally] = [:]
         for judged in evaluation.attacks {
             if case .attack(let type) = judged.presentation.kind {
@@ -110,6 +116,7 @@ struct LivenessReport: Encodable {
         case framesAnalysed = "frames_analysed", analysisErrors = "analysis_errors", bpcerBySequence = "bpcer_by_sequence"
         case referenceTypes = "reference_types", maximumAPCER = "maximum_apcer", meetsAPCERTarget = "meets_apcer_target"
         case meetsBPCERTarget = "meets_bpcer_target", acceptedAttacks = "accepted_attacks"
+        case takesCompared = "takes_compared", takesRefusedAsReplays = "takes_refused_as_replays"
     }
 
     // MARK: Text
@@ -125,6 +132,8 @@ struct LivenessReport: Encodable {
         for (sequence, tally) in bpcerBySequence.sorted(by: { $0.key < $1.key }) {
             lines.append("  \(sequence): " + Self.rate(tally, noun: "rejected"))
         }
+        lines.append("new takes refused as replays of an earlier take: \(takesRefusedAsReplays) of \(takesCompared) genuine windows "
+                     + "(each against every earlier window of its sequence that shares no frame)")
         lines.append("APCER per attack type:")
         let width = apcer.keys.map(\.count).max() ?? 0
         for type in LivenessAttackType.allCases.map(\.rawValue) {
