@@ -61,6 +61,11 @@ public final class FaceEngine: FaceAnalyzer, @unchecked Sendable {
         return try withWorker { (worker) throws(FaceError) in try worker.analyze(try decode(imageData), options: options) }
     }
 
+    public func declaredSize(of imageData: Data) -> (width: Int, height: Int)? {
+        guard let header = try? DecodedImage.header(of: imageData) else { return nil }
+        return (header.width, header.height)
+    }
+
     /// `analyze` and the frame's fingerprint, from one decoding.
     public func analyzeFrame(_ imageData: Data, options: FaceOptions) throws(FaceError) -> (faces: [Face], fingerprint: FrameFingerprint?) {
         try options.validate()

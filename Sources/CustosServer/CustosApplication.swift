@@ -9,14 +9,17 @@ public struct ApplicationDependencies: Sendable {
     public var clock: any Clock
     /// Server biometrics; nil when the face engine is not available (its routes answer 503).
     public var idv: IDVService?
+    /// The key ring behind signed results and `/.well-known/jwks.json`.
+    public var signer: (any TokenSigner)?
 
     public init(database: any DatabaseHealth, identity: IdentityService, apiKeys: APIKeyService, clock: any Clock = SystemClock(),
-                idv: IDVService? = nil) {
+                idv: IDVService? = nil, signer: (any TokenSigner)? = nil) {
         self.database = database
         self.identity = identity
         self.apiKeys = apiKeys
         self.clock = clock
         self.idv = idv
+        self.signer = signer
     }
 }
 
@@ -28,6 +31,7 @@ public enum CustosApplication {
         AdminRoutes.register(on: &router, identity: dependencies.identity, apiKeys: dependencies.apiKeys, clock: dependencies.clock)
         DeviceRoutes.register(on: &router, identity: dependencies.identity)
         IDVRoutes.register(on: &router, identity: dependencies.identity, apiKeys: dependencies.apiKeys, idv: dependencies.idv)
+        KeyRoutes.register(on: &router, signer: dependencies.signer, clock: dependencies.clock)
         return router
     }
 

@@ -3,32 +3,46 @@ import CustosHTTP
 import Dispatch
 import Foundation
 
-/// Deletes expired single-use tokens (login and challenge nonces, codes), remembered frame
-/// fingerprints past their keeping period, and stale throttle counters on a timer, so challenges nobody answers and failures of
-/// clients that went away, from any client, do not pile up in the database. Every node may
-/// run it: the deletes are idempotent.
+/// Runs the server's sweeps on a timer — expired single-use tokens (nonces, codes, grants),
+/// remembered frame fingerprints past their keeping period, stale throttle counters, expired
+/// sessions, selfie transactions left open past their time — so that what nobody finishes,
+/// from any client, does not pile up in the database. Every node may run it: each sweep is
+/// idempotent.
 public final class Housekeeping: @unchecked Sendable {
-    /// Counters swept: key prefix and how long after their last failure they go.
-    public struct CounterSweep: Sendable {
-        public var prefix: String
-        public var maximumAge: TimeInterval
-        public init(prefix: String, maximumAge: TimeInterval) {
-            self.prefix = prefix
-            self.maximumAge = maximumAge
+    /// One sweep: its log name and what it does at a moment, returning how many rows it removed.
+    public struct Sweep: Sendable {
+        public var name: String
+        public var run: @Sendable (Date) throws -> Int
+
+        public init(_ name: String, run: @escaping @Sendable (Date) throws -> Int) {
+            self.name = name
+            self.run = run
+        }
+
+        /// Expired single-use tokens.
+        public static func tokens(_ store: any SingleUseTokenStore) -> Sweep {
+            Sweep("expired_tokens_purged") { try store.purgeExpired(now: $0) }
+        }
+
+        /// Frame memories past their keeping period.
+        public static func frameMemories(_ store: any FrameMemoryStore) -> Sweep {
+            Sweep("expired_frame_memories_purged") { try store.purgeFrameMemories(now: $0) }
+        }
+
+        /// Counters under `prefix` whose last increment is older than `maximumAge`.
+        public static func counters(_ store: any CounterStore, prefix: String, maximumAge: TimeInterval) -> Sweep {
+            Sweep("stale_counters_purged") { try store.purgeCounters(prefix: prefix, updatedBefore: $0.addingTimeInterval(-maximumAge)) }
         }
     }
 
-    private let store: any SingleUseTokenStore & CounterStore & FrameMemoryStore
-    private let counterSweeps: [CounterSweep]
+    private let sweeps: [Sweep]
     private let clock: any Clock
     private let logger: Logger
     private let timer: DispatchSourceTimer
 
     /// Starts at once; the first sweep runs after `interval` seconds.
-    public init(store: any SingleUseTokenStore & CounterStore & FrameMemoryStore, clock: any Clock, logger: Logger, interval: TimeInterval = 60,
-                counterSweeps: [CounterSweep] = []) {
-        self.store = store
-        self.counterSweeps = counterSweeps
+    public init(sweeps: [Sweep], clock: any Clock, logger: Logger, interval: TimeInterval = 60) {
+        self.sweeps = sweeps
         self.clock = clock
         self.logger = logger
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "custos.housekeeping"))
@@ -37,25 +51,23 @@ public final class Housekeeping: @unchecked Sendable {
         timer.resume()
     }
 
-    /// One sweep; returns how many tokens went (nil when the database failed, which is logged
-    /// and retried at the next sweep).
+    /// Runs every sweep once; returns how many rows went in all (nil when one failed: it is
+    /// logged, the others still run, and it is retried at the next sweep).
     @discardableResult
     public func sweep() -> Int? {
-        do {
-            let now = clock.now()
-            let purged = try store.purgeExpired(now: now)
-            if purged > 0 { logger.info("expired_tokens_purged", ["count": .int(purged)]) }
-            let memories = try store.purgeFrameMemories(now: now)
-            if memories > 0 { logger.info("expired_frame_memories_purged", ["count": .int(memories)]) }
-            for sweep in counterSweeps {
-                let counters = try store.purgeCounters(prefix: sweep.prefix, updatedBefore: now.addingTimeInterval(-sweep.maximumAge))
-                if counters > 0 { logger.info("stale_counters_purged", ["count": .int(counters), "prefix": .string(sweep.prefix)]) }
+        let now = clock.now()
+        var total: Int? = 0
+        for sweep in sweeps {
+            do {
+                let count = try sweep.run(now)
+                if count > 0 { logger.info(sweep.name, ["count": .int(count)]) }
+                total = total.map { $0 + count }
+            } catch {
+                logger.warning("housekeeping_failed", ["sweep": .string(sweep.name), "error": .string("\(error)")])
+                total = nil
             }
-            return purged
-        } catch {
-            logger.warning("housekeeping_failed", ["error": .string("\(error)")])
-            return nil
         }
+        return total
     }
 
     /// Stops the timer; call before closing the store.

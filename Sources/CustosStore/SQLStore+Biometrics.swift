@@ -6,12 +6,12 @@ import Foundation
 extension SQLStore: IDVTransactionStore {
     private static let transactionColumns = """
         id, user_id, workflow, reason, state, consent_version, created_at, expires_at, challenge, challenge_issued_at, \
-        completed_at, result, replaces_template
+        completed_at, result, replaces_template, rp_nonce
         """
 
     public func createTransaction(_ transaction: IDVTransaction) throws {
         try database.execute(
-            "INSERT INTO idv_transactions (\(Self.transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO idv_transactions (\(Self.transactionColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [.text(transaction.id), .text(transaction.userID)] + (try Self.transactionFields(transaction))
         )
     }
@@ -28,11 +28,19 @@ extension SQLStore: IDVTransactionStore {
         return try rows.map(Self.transaction(from:))
     }
 
+    public func expiredOpenTransactions(now: Date, limit: Int) throws -> [IDVTransaction] {
+        let rows = try database.select(
+            "SELECT \(Self.transactionColumns) FROM idv_transactions WHERE state IN (?, ?) AND expires_at <= ? ORDER BY expires_at LIMIT ?",
+            [.text(IDVTransaction.State.awaitingConfirmation.rawValue), .text(IDVTransaction.State.challenged.rawValue), .date(now),
+             .integer(Int64(limit))])
+        return try rows.map(Self.transaction(from:))
+    }
+
     public func updateTransaction(_ transaction: IDVTransaction, expected: IDVTransaction.State) throws -> Bool {
         let changed = try database.execute(
             """
             UPDATE idv_transactions SET workflow = ?, reason = ?, state = ?, consent_version = ?, created_at = ?, expires_at = ?,
-                challenge = ?, challenge_issued_at = ?, completed_at = ?, result = ?, replaces_template = ?
+                challenge = ?, challenge_issued_at = ?, completed_at = ?, result = ?, replaces_template = ?, rp_nonce = ?
             WHERE id = ? AND state = ?
             """,
             (try Self.transactionFields(transaction)) + [.text(transaction.id), .text(expected.rawValue)]
@@ -45,6 +53,7 @@ extension SQLStore: IDVTransactionStore {
             .integer(Int64(t.workflow.rawValue)), .text(t.reason), .text(t.state.rawValue), .optionalText(t.consentVersion),
             .date(t.createdAt), .date(t.expiresAt), try t.challenge.map(SQLValue.json) ?? .null, .optionalDate(t.challengeIssuedAt),
             .optionalDate(t.completedAt), try t.result.map(SQLValue.json) ?? .null, .integer(t.replacesTemplate ? 1 : 0),
+            .optionalText(t.relyingPartyNonce),
         ]
     }
 
@@ -57,7 +66,7 @@ extension SQLStore: IDVTransactionStore {
             challenge: try row.optionalString(8).map { try decode(LivenessChallenge.self, $0, column: "challenge") },
             challengeIssuedAt: try row.optionalDate(9), completedAt: try row.optionalDate(10),
             result: try row.optionalString(11).map { try decode(IDVResult.self, $0, column: "result") },
-            replacesTemplate: try row.bool(12))
+            replacesTemplate: try row.bool(12), relyingPartyNonce: try row.optionalString(13))
     }
 
     private static func decode<T: Decodable>(_ type: T.Type, _ text: String, column: String) throws -> T {

@@ -57,6 +57,11 @@ extension SQLStore: SessionStore {
         try database.execute("DELETE FROM sessions WHERE user_id = ?", [.text(userID)])
     }
 
+    @discardableResult
+    public func deleteExpiredSessions(now: Date, idleSince: Date) throws -> Int {
+        try database.execute("DELETE FROM sessions WHERE expires_at <= ? OR last_seen_at < ?", [.date(now), .date(idleSince)])
+    }
+
     private static func session(from row: SQLRow) throws -> Session {
         Session(
             id: try row.string(0),

@@ -52,7 +52,30 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let head = try #require(data.events.last)
         let hash = head.hash.map { String(format: "%02x", $0) }.joined()
-        #expect(result.stdout == "audit chain intact: 5 events\nhead: event 5, hash \(hash)\n")
+        #expect(result.stdout == "audit chain intact: 5 events\nhead: event 5, hash \(hash) (keep it elsewhere; check later with --expect-head 5:\(hash))\n")
+        let again = try data.audit(["verify", "--expect-head", "5:\(hash)"])
+        #expect(again.status == 0 && again.stdout.hasPrefix("audit chain intact: 5 events, expected head 5 found\n"), "\(again.stdout)")
+        #expect(try data.audit(["verify", "--expect-head", "5:xyz"]).status == 2)
+    }
+
+    /// Someone with write access cuts the tail, or rewrites it with hashes recomputed: the chain
+    /// holds in itself, and only the head kept elsewhere shows it.
+    @Test func anExpectedHeadDetectsACutOrRewrittenTail() throws {
+        let data = try AuditedData()
+        let head = try #require(data.events.last)
+        let expected = "--expect-head=5:" + head.hash.map { String(format: "%02x", $0) }.joined()
+        try data.tamper("DELETE FROM audit_events WHERE sequence >= 4")
+        #expect(try data.audit(["verify"]).status == 0)
+        let cut = try data.audit(["verify", expected])
+        #expect(cut.status == 1 && cut.stdout.contains("cut short"), "\(cut.stdout)")
+
+        let store = try SQLStore.openSQLite(path: data.databasePath)
+        let trail = AuditTrail(store: store, digester: SHA256SecretDigester(), clock: SystemClock())
+        try trail.record(.keyRotation, userID: nil, details: ["key_id": "forged"])
+        try trail.record(.lockout, userID: "mallory")
+        store.close()
+        let rewritten = try data.audit(["verify", expected])
+        #expect(rewritten.status == 1 && rewritten.stdout.contains("rewritten"), "\(rewritten.stdout)")
     }
 
     @Test func listFiltersPagesAndPrintsJSON() throws {

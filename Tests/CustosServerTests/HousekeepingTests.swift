@@ -12,7 +12,7 @@ import Testing
         defer { store.close() }
         let clock = TestClock()
         let sink = MemoryLogSink()
-        let housekeeping = Housekeeping(store: store, clock: clock, logger: Logger(sink: sink), interval: 3600)
+        let housekeeping = Housekeeping(sweeps: [.tokens(store)], clock: clock, logger: Logger(sink: sink), interval: 3600)
         defer { housekeeping.stop() }
         let now = clock.now()
         for (index, seconds) in [-5.0, -1, 60].enumerated() {
@@ -30,8 +30,8 @@ import Testing
         let store = try LiveServer.store(kind)
         defer { store.close() }
         let clock = TestClock()
-        let housekeeping = Housekeeping(store: store, clock: clock, logger: Logger(sink: MemoryLogSink()), interval: 3600,
-                                        counterSweeps: [.init(prefix: LoginThrottle.keyPrefix, maximumAge: 300)])
+        let housekeeping = Housekeeping(sweeps: [.counters(store, prefix: LoginThrottle.keyPrefix, maximumAge: 300)], clock: clock,
+                                        logger: Logger(sink: MemoryLogSink()), interval: 3600)
         defer { housekeeping.stop() }
         let now = clock.now()
         _ = try store.increment(LoginThrottle.keyPrefix + "client:old", limit: 5, now: now.addingTimeInterval(-301))

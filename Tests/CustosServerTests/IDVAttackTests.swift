@@ -192,4 +192,23 @@ import Testing
                 "\(String(describing: result.biometricResult))")
         #expect(!result.templateCreated && result.attemptsLeft == 4)
     }
+
+    /// A challenge fetched and then left unanswered costs an attempt too, once housekeeping
+    /// closes it after its time (or the next start closes it).
+    @Test(arguments: StoreKind.available)
+    func anAbandonedChallengeUsesAnAttempt(kind: StoreKind) async throws {
+        let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
+        defer { live.stop() }
+        let (client, userID) = try await live.enrolledUser()
+        let api = RawAPI(base: live.baseURL)
+        let abandoned = try await api.challenge(bearer: try #require(client.session.sessionToken))
+        let idv = try #require(live.idv)
+        #expect(try idv.closeExpiredTransactions() == 0)
+        live.clock.advance(by: 601)
+        #expect(try idv.closeExpiredTransactions() == 1)
+        #expect(try live.identity.attemptsLeft(userID: userID) == 4)
+        #expect(try live.store.transaction(id: abandoned.idvAuditTransactionID)?.state == .cancelled)
+        let audit = try LiveServer.audit(live.store).list(userID: userID, transactionID: abandoned.idvAuditTransactionID)
+        #expect(audit.contains { $0.kind == AuditKind.idvCancelled.rawValue && $0.details["expired"] == "true" })
+    }
 }

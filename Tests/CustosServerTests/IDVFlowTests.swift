@@ -249,6 +249,8 @@ import Testing
         let path = "/v1/idv/transactions/\(challenge.idvAuditTransactionID)/frames"
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + [UInt8](repeating: 0, count: 64))
         let truncated = Data([0xFF, 0xD8, 0xFF, 0xE0] + [UInt8](repeating: 0x41, count: 200))
+        // Small in bytes, large in pixels: refused from its header, before decoding or spending the nonce.
+        let large = try DecodedImage(rgb: [UInt8](repeating: 128, count: 2000 * 1100 * 3), width: 2000, height: 1100).jpegData(quality: 50)
 
         let cases: [(String, Data, Int, String)] = [
             ("not JPEG", try WireJSON.encoder().encode(IDVFramesRequest(nonce: challenge.nonce, frames: uploads(Array(repeating: png, count: 5)))), 415, "frame_not_jpeg"),
@@ -259,6 +261,8 @@ import Testing
             ("wrong types", Data(#"{"nonce":5,"frames":"many"}"#.utf8), 422, "wrong_type"),
             ("malformed JSON", Data(#"{"nonce":"#.utf8), 400, "malformed_json"),
             ("50 MB", Data(count: 50 * 1024 * 1024), 413, "payload_too_large"),
+            ("2.2 megapixels", try WireJSON.encoder().encode(IDVFramesRequest(nonce: challenge.nonce, frames: uploads(Array(repeating: large, count: 5)))),
+             413, "frame_dimensions_too_large"),
         ]
         for (name, body, status, code) in cases {
             let (got, envelope) = try await api.postRaw(path, raw: body, bearer: bearer)

@@ -106,6 +106,85 @@ import FoundationNetworking
         #expect(try await client.login(userID: userID, deviceID: deviceID, password: "another good secret").statusCode == 100)
     }
 
+    /// Twenty wrong passwords at once, from the user's own device: exactly the limit is judged,
+    /// one lock is recorded, and a right password sent after the burst is refused (153).
+    @Test(arguments: StoreKind.available)
+    func parallelWrongPasswordsCountExactlyTheLimit(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, deviceID) = try await Self.activatedUser(live)
+        let answers = await withTaskGroup(of: Int.self) { group in
+            for _ in 0..<20 {
+                group.addTask { (try? await client.login(userID: userID, deviceID: deviceID, password: "wrong password!"))?.statusCode ?? 0 }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(answers.filter { $0 == 401 }.count == 4, "\(answers.sorted())")
+        #expect(answers.filter { $0 == 153 }.count == 16, "\(answers.sorted())")
+        #expect(try await client.login(userID: userID, deviceID: deviceID, password: Self.password).statusCode == 153)
+        let locks = try LiveServer.audit(live.store).list(userID: userID, transactionID: nil).filter { $0.kind == AuditKind.lockout.rawValue }
+        #expect(locks.count == 1)
+        #expect(try live.store.user(id: userID)?.lockoutCount == 1)
+        // The lock runs out: the attempts are back.
+        live.clock.advance(by: 301)
+        #expect(try await client.login(userID: userID, deviceID: deviceID, password: Self.password).statusCode == 100)
+    }
+
+    /// Twenty wrong activation codes at once: exactly the limit of tries is judged.
+    @Test(arguments: StoreKind.available)
+    func parallelWrongActivationCodesCountExactlyTheLimit(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let created = try await live.admin().createUser("guess-\(UUID().uuidString.prefix(6))")
+        let clients = try (0..<20).map { _ in try live.client() }
+        let codes = await withTaskGroup(of: String.self) { group in
+            for client in clients {
+                group.addTask {
+                    do {
+                        _ = try await client.activate(userID: created.user.userID, activationCode: "WRONG-CODE-0000", password: Self.password,
+                                                      deviceName: "guesser")
+                        return "activated"
+                    } catch let error as CustosError {
+                        return error.code
+                    } catch {
+                        return "\(error)"
+                    }
+                }
+            }
+            return await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(codes.filter { $0 == "invalid_activation_code" }.count == 5, "\(codes.sorted())")
+        #expect(codes.filter { $0 == "activation_locked" }.count == 15, "\(codes.sorted())")
+    }
+
+    /// A new password ends every other session of the user (a thief's included); the one that
+    /// changed it stays.
+    @Test(arguments: StoreKind.available)
+    func passwordChangeEndsTheOtherSessions(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, deviceID) = try await Self.activatedUser(live)
+        let stolen = try #require(client.session.sessionToken)
+        #expect(try await client.login(userID: userID, deviceID: deviceID, password: Self.password).statusCode == 100)
+        #expect(try live.store.sessions(userID: userID).count == 2)
+        #expect(try await client.changePassword(userID: userID, oldPassword: Self.password, newPassword: "a new long secret").statusCode == 100)
+        let (status, _) = try await RawAPI(base: live.baseURL).getStatus("/v1/sessions", bearer: stolen)
+        #expect(status == 401)
+        #expect(try await client.sessions().count == 1)
+    }
+
+    /// Housekeeping deletes sessions past their lifetime or idle timeout.
+    @Test(arguments: StoreKind.available)
+    func expiredSessionsAreSwept(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (_, userID, _) = try await Self.activatedUser(live)
+        #expect(try live.identity.purgeExpiredSessions() == 0)
+        live.clock.advance(by: 31 * 60)
+        #expect(try live.identity.purgeExpiredSessions() == 1)
+        #expect(try live.store.sessions(userID: userID).isEmpty)
+    }
+
     @Test(arguments: StoreKind.available)
     func reusedActivationCodeIsRejected(kind: StoreKind) async throws {
         let live = try LiveServer.make(kind)
@@ -357,17 +436,37 @@ struct RawAPI {
         return (status, envelope)
     }
 
+    func get<T: Decodable>(_ path: String, bearer: String? = nil) async throws -> T {
+        let (data, status) = try await send(path, method: "GET", body: nil, bearer: bearer)
+        do {
+            return try WireJSON.decoder().decode(T.self, from: data)
+        } catch {
+            throw UnexpectedAnswer(path: path, status: status, body: String(decoding: data.prefix(300), as: UTF8.self))
+        }
+    }
+
+    func getData(_ path: String, bearer: String? = nil) async throws -> Data {
+        try await send(path, method: "GET", body: nil, bearer: bearer).0
+    }
+
+    func getStatus(_ path: String, bearer: String? = nil) async throws -> (Int, Data) {
+        let (data, status) = try await send(path, method: "GET", body: nil, bearer: bearer)
+        return (status, data)
+    }
+
     /// The status and raw body, whatever the answer.
     func postData<Body: Encodable>(_ path: String, _ body: Body, bearer: String? = nil) async throws -> (Int, Data) {
         let (data, status) = try await send(path, body: try WireJSON.encoder().encode(body), bearer: bearer)
         return (status, data)
     }
 
-    private func send(_ path: String, body: Data, bearer: String?) async throws -> (Data, Int) {
+    private func send(_ path: String, method: String = "POST", body: Data?, bearer: String?) async throws -> (Data, Int) {
         var request = URLRequest(url: URL(string: base.absoluteString + path)!)
-        request.httpMethod = "POST"
-        request.httpBody = body
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpMethod = method
+        if let body {
+            request.httpBody = body
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         let (data, response) = try await URLSession.shared.data(for: request)
         return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)

@@ -56,21 +56,29 @@ struct LiveServer {
     let clock: TestClock
     let idv: IDVService?
 
-    /// With `idv`, server biometrics run on the shared face engine (see `FaceFixture`).
+    let signer: SigningKeyRing
+    /// What signed IDV results say they come from and are for.
+    static let verdictSigning = VerdictSigning(issuer: "https://custos.test", audience: "bank-backend")
+
+    /// With `idv`, server biometrics run on the shared face engine (see `FaceFixture`). Tests
+    /// read the app's answer with its evidence (`resultDetailToApp`) unless `resultDetail` is false.
     init(store: SQLStore, policy: IdentityPolicy = IdentityPolicy(), idv idvPolicy: IDVPolicy? = nil,
-         masterKey: MasterKey = LiveServer.masterKey) throws {
+         masterKey: MasterKey = LiveServer.masterKey, resultDetail: Bool = true) throws {
         self.store = store
         (identity, apiKeys, clock) = try Self.services(store: store, policy: policy)
-        if let idvPolicy {
+        signer = SigningKeyRing(store: store, masterKey: masterKey)
+        if var idvPolicy {
+            idvPolicy.resultDetailToApp = resultDetail
             idv = IDVService(store: store, identity: identity, faces: try FaceFixture.engine(),
                              liveness: ChallengeLivenessDetector(policy: idvPolicy.liveness),
                              cipher: MasterKeyTemplateCipher(masterKey: masterKey), audit: Self.audit(store, clock: clock),
-                             digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock, policy: idvPolicy)
+                             digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock, policy: idvPolicy,
+                             signer: signer, verdictSigning: Self.verdictSigning)
         } else {
             idv = nil
         }
         server = CustosApplication.makeServer(
-            ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv),
+            ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv, signer: signer),
             configuration: HTTPServerConfiguration(port: 0, threads: 2), logger: Logger(sink: log, level: .info))
         try server.start()
     }
@@ -124,9 +132,12 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// A clock tests move forward (password expiry, lockout periods, session timeouts).
 final class TestClock: Clock, @unchecked Sendable {
     private let lock = NSLock()
-    private var offset: TimeInterval = 0
+    private var offsetSeconds: TimeInterval = 0
 
-    func now() -> Date { lock.withLock { Date().addingTimeInterval(offset) } }
+    func now() -> Date { lock.withLock { Date().addingTimeInterval(offsetSeconds) } }
 
-    func advance(by seconds: TimeInterval) { lock.withLock { offset += seconds } }
+    func advance(by seconds: TimeInterval) { lock.withLock { offsetSeconds += seconds } }
+
+    /// How far ahead of the real clock it runs.
+    var offset: TimeInterval { lock.withLock { offsetSeconds } }
 }

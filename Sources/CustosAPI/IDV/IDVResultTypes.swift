@@ -1,3 +1,5 @@
+import Foundation
+
 /// The result of a selfie workflow, in the contract's terms: `status_code` 100 when judged
 /// (see `biometric_result.display_text` and `idv_audit_info.status`), 600 no template,
 /// 153 attempts exhausted, 240 cancelled by the user.
@@ -15,9 +17,13 @@ public struct IDVResultResponse: Codable, Equatable, Sendable {
     public var idvAuditInfo: IDVAuditInfo
     /// Whether this transaction created (or replaced) the user's template.
     public var templateCreated: Bool
+    /// The result signed by the server (compact JWS, ES256, `kid` in `/.well-known/jwks.json`)
+    /// for the app to hand to its relying party's server, which verifies it offline.
+    public var signedResult: String?
 
     enum CodingKeys: String, CodingKey {
         case workflow, purpose, attempts
+        case signedResult = "signed_result"
         case statusCode = "status_code"
         case statusMessage = "status_message"
         case userID = "user_id"
@@ -30,7 +36,8 @@ public struct IDVResultResponse: Codable, Equatable, Sendable {
 
     public init(statusCode: Int, statusMessage: String, userID: String, workflow: Int, challengeMode: Int?, purpose: String,
                 attempts: Int, attemptsLeft: Int, biometricResult: BiometricResultInfo?, idvAuditInfo: IDVAuditInfo,
-                templateCreated: Bool) {
+                templateCreated: Bool, signedResult: String? = nil) {
+        self.signedResult = signedResult
         self.statusCode = statusCode
         self.statusMessage = statusMessage
         self.userID = userID
@@ -48,13 +55,16 @@ public struct IDVResultResponse: Codable, Equatable, Sendable {
 /// `biometric_result`: MATCHED, NOT_MATCHED, LIVENESS_FAILED (ENROLLED for an opt-in).
 public struct BiometricResultInfo: Codable, Equatable, Sendable {
     public var displayText: String
+    /// The next four are for development only (`--idv-result-detail`): an app that sees the
+    /// exact distance and liveness reason is an oracle for tuning a spoof. The relying party
+    /// reads them from `GET /v1/idv/transactions/{id}/verdict`.
     /// Similarity 0-1 (1 - distance, floored at 0), when a comparison ran.
     public var score: Double?
     /// Descriptor distance and the threshold it was held against (lower is more alike).
     public var distance: Double?
     public var threshold: Double?
     /// With LIVENESS_FAILED: no_face, multiple_faces, face_too_small, identity_changed,
-    /// action_missing, flat_surface, timing, replay.
+    /// action_missing, flat_surface, timing, replay, sequence_reversed.
     public var livenessReason: String?
 
     enum CodingKeys: String, CodingKey {
@@ -110,5 +120,61 @@ public struct AuditMetrics: Codable, Equatable, Sendable {
     public init(startTimestamp: Int64, endTimestamp: Int64) {
         self.startTimestamp = startTimestamp
         self.endTimestamp = endTimestamp
+    }
+}
+
+/// `GET /v1/idv/transactions/{id}/verdict` (API key, scope rp): what the relying party's
+/// server reads instead of trusting the app — the decision with its evidence.
+public struct IDVVerdictResponse: Codable, Equatable, Sendable {
+    public var idvAuditTransactionID: String
+    public var userID: String
+    public var workflow: Int
+    /// awaiting_confirmation, challenged, judging, completed, cancelled.
+    public var state: String
+    /// 100, 600, 153, 240 once the transaction is over.
+    public var statusCode: Int?
+    /// MATCHED, NOT_MATCHED, LIVENESS_FAILED, ENROLLED.
+    public var decision: String?
+    public var livenessPassed: Bool?
+    public var livenessReason: String?
+    public var distance: Double?
+    public var threshold: Double?
+    public var attemptsLeft: Int?
+    public var purpose: String
+    public var createdAt: Date
+    public var completedAt: Date?
+    public var signedResult: String?
+
+    enum CodingKeys: String, CodingKey {
+        case workflow, state, decision, distance, threshold, purpose
+        case idvAuditTransactionID = "idv_audit_transaction_id"
+        case userID = "user_id"
+        case statusCode = "status_code"
+        case livenessPassed = "liveness_passed"
+        case livenessReason = "liveness_reason"
+        case attemptsLeft = "attempts_left"
+        case createdAt = "created_at"
+        case completedAt = "completed_at"
+        case signedResult = "signed_result"
+    }
+
+    public init(idvAuditTransactionID: String, userID: String, workflow: Int, state: String, statusCode: Int?, decision: String?,
+                livenessPassed: Bool?, livenessReason: String?, distance: Double?, threshold: Double?, attemptsLeft: Int?,
+                purpose: String, createdAt: Date, completedAt: Date?, signedResult: String?) {
+        self.idvAuditTransactionID = idvAuditTransactionID
+        self.userID = userID
+        self.workflow = workflow
+        self.state = state
+        self.statusCode = statusCode
+        self.decision = decision
+        self.livenessPassed = livenessPassed
+        self.livenessReason = livenessReason
+        self.distance = distance
+        self.threshold = threshold
+        self.attemptsLeft = attemptsLeft
+        self.purpose = purpose
+        self.createdAt = createdAt
+        self.completedAt = completedAt
+        self.signedResult = signedResult
     }
 }

@@ -18,11 +18,20 @@ public struct IDVInitiateRequest: Codable, Equatable, Sendable {
     public var workflow: Int
     public var reason: String?
     public var consent: IDVConsent?
+    /// A nonce the relying party's server gave the app for this transaction; the signed
+    /// result carries it back (`nonce`), so the relying party knows it answers its request.
+    public var rpNonce: String?
 
-    public init(workflow: Int, reason: String? = nil, consent: IDVConsent? = nil) {
+    enum CodingKeys: String, CodingKey {
+        case workflow, reason, consent
+        case rpNonce = "rp_nonce"
+    }
+
+    public init(workflow: Int, reason: String? = nil, consent: IDVConsent? = nil, rpNonce: String? = nil) {
         self.workflow = workflow
         self.reason = reason
         self.consent = consent
+        self.rpNonce = rpNonce
     }
 }
 

@@ -11,12 +11,18 @@ public protocol FaceAnalyzer: Sendable {
     /// The comparison score of two descriptors (lower is more alike).
     func distance(_ a: FaceDescriptor, _ b: FaceDescriptor) -> Double
 
+    /// Width and height the image's header declares, read without decoding pixels; nil when
+    /// the header cannot be read (decoding will then say why).
+    func declaredSize(of imageData: Data) -> (width: Int, height: Int)?
+
     /// `analyze`, plus the whole frame's fingerprint from the same decoding (nil where the
     /// analyzer cannot compute one).
     func analyzeFrame(_ imageData: Data, options: FaceOptions) throws(FaceError) -> (faces: [Face], fingerprint: FrameFingerprint?)
 }
 
 extension FaceAnalyzer {
+    public func declaredSize(of imageData: Data) -> (width: Int, height: Int)? { nil }
+
     public func analyzeFrame(_ imageData: Data, options: FaceOptions) throws(FaceError) -> (faces: [Face], fingerprint: FrameFingerprint?) {
         (try analyze(imageData, options: options), nil)
     }

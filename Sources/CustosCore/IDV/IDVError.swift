@@ -9,6 +9,8 @@ public enum IDVError: Error, Equatable, Sendable {
     /// The challenge nonce is unknown, used, expired or belongs to another transaction.
     case challengeRejected
     case frameTooLarge(index: Int, limit: Int)
+    /// The frame's header declares more pixels than the cap.
+    case frameDimensionsTooLarge(index: Int, limit: Int)
     case frameNotJPEG(index: Int)
     /// The frame (or document image) could not be decoded: the face engine's code.
     case imageUnreadable(what: String, code: String)
@@ -27,7 +29,7 @@ public enum IDVError: Error, Equatable, Sendable {
         case .templateChangeNeedsProof, .enrollmentGrantRequired: .forbidden
         case .transactionNotFound: .notFound
         case .transactionState, .transactionExpired, .challengeRejected: .conflict
-        case .frameTooLarge: .tooLarge
+        case .frameTooLarge, .frameDimensionsTooLarge: .tooLarge
         case .frameNotJPEG: .unsupportedMedia
         }
     }
@@ -41,6 +43,7 @@ public enum IDVError: Error, Equatable, Sendable {
         case .transactionExpired: "idv_transaction_expired"
         case .challengeRejected: "challenge_replayed"
         case .frameTooLarge: "frame_too_large"
+        case .frameDimensionsTooLarge: "frame_dimensions_too_large"
         case .frameNotJPEG: "frame_not_jpeg"
         case .imageUnreadable: "image_unreadable"
         case .documentMissing: "document_missing"
@@ -59,6 +62,7 @@ public enum IDVError: Error, Equatable, Sendable {
         case .transactionExpired: "The IDV transaction or its challenge expired; start a new one."
         case .challengeRejected: "The challenge nonce is unknown, used or expired; start a new transaction."
         case .frameTooLarge(let index, let limit): "Frame \(index + 1) is larger than \(limit) bytes."
+        case .frameDimensionsTooLarge(let index, let limit): "Frame \(index + 1) has more than \(limit) pixels; send camera frames of about 2 megapixels or less."
         case .frameNotJPEG(let index): "Frame \(index + 1) is not a JPEG image."
         case .imageUnreadable(let what, let code): "The \(what) cannot be read (\(code))."
         case .documentMissing: "KYC needs the document portrait image."

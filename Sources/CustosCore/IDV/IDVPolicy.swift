@@ -14,6 +14,11 @@ public struct IDVPolicy: Sendable, Hashable {
     /// authentication but lets more tilted photos through on 24-frame windows
     /// (`WINDOW=24 bench/liveness.sh`): the boxes seed the landmarks.
     public var frameOptions = FaceOptions.selfie
+    /// Largest selfie frame, pixels (width x height, read from the header before decoding):
+    /// a frame is a camera picture, and a 4880 x 4880 one costs 70 MiB to decode.
+    public var maximumFramePixels = 2_000_000
+    /// Faces described in a KYC document image at most (the largest is the portrait).
+    public var maximumDocumentFaces = 4
     /// How many of the best frames go into a template (and into the live probe).
     public var templateFrames: Int = 3
     /// How long a transaction may take from initiation to frames, seconds.
@@ -31,6 +36,9 @@ public struct IDVPolicy: Sendable, Hashable {
     public var reenrollmentWindow: TimeInterval = 300
     /// How long a relying party's enrolment grant stays usable, seconds.
     public var enrollmentGrantLifetime: TimeInterval = 24 * 3600
+    /// Development only: the app's answer also carries the distance, threshold and liveness
+    /// reason (otherwise only the relying party reads them, by API key).
+    public var resultDetailToApp = false
     /// Longest `reason` and consent version, characters.
     public var maximumReasonLength = 200
 
@@ -39,6 +47,9 @@ public struct IDVPolicy: Sendable, Hashable {
     public func validate() throws(LivenessPolicyError) {
         try liveness.validate()
         guard matchThreshold > 0, matchThreshold < 2 else { throw LivenessPolicyError(message: "match threshold must be in (0, 2)") }
+        guard maximumFramePixels >= 64 * 64, maximumDocumentFaces >= 1 else {
+            throw LivenessPolicyError(message: "the frame pixel cap must be at least 4096 and the document face cap at least 1")
+        }
         guard (1...10).contains(templateFrames) else { throw LivenessPolicyError(message: "template frames must be 1-10") }
         guard reenrollmentWindow >= 0, enrollmentGrantLifetime > 0 else {
             throw LivenessPolicyError(message: "the re-enrolment window and the grant lifetime must be positive")

@@ -30,9 +30,9 @@ extension IDVService {
         guard try store.updateTransaction(transaction, expected: .challenged) else {
             throw IDVError.transactionState(try store.transaction(id: transaction.id)?.state ?? .cancelled)
         }
-        let result: IDVResult, verdict: LivenessVerdict
+        let judged: IDVResult, verdict: LivenessVerdict
         do {
-            (result, verdict) = try judge(transaction, challenge: challenge, frames: frames, document: document, now: now)
+            (judged, verdict) = try judge(transaction, challenge: challenge, frames: frames, document: document, now: now)
         } catch {
             // The nonce is spent; the transaction goes back to where the client can cancel it.
             transaction.state = .challenged
@@ -41,6 +41,7 @@ extension IDVService {
         }
         transaction.state = .completed
         transaction.completedAt = clock.now()
+        let result = try signed(judged, of: transaction)
         transaction.result = result
         guard try store.updateTransaction(transaction, expected: .judging) else { throw IDVError.transactionState(.completed) }
         var details = ["workflow": String(transaction.workflow.rawValue), "status": String(result.status.rawValue),
@@ -138,7 +139,9 @@ extension IDVService {
         }
         let portraits: [Face]
         do {
-            portraits = try faces.analyze(document, options: .thorough)
+            var options = FaceOptions.thorough
+            options.maxFaces = policy.maximumDocumentFaces
+            portraits = try faces.analyze(document, options: options)
         } catch {
             throw IDVError.imageUnreadable(what: "document image", code: error.code.rawValue)
         }
@@ -172,7 +175,7 @@ extension IDVService {
 
     // MARK: Frames
 
-    /// Cheap checks before the nonce is spent: count, size, JPEG signature.
+    /// Cheap checks before the nonce is spent: count, size, JPEG signature, declared pixels.
     private func checkFrames(_ frames: [CapturedFrame]) throws {
         let limits = policy.liveness
         guard frames.count >= limits.minimumFrames, frames.count <= limits.maximumFrames else {
@@ -181,6 +184,9 @@ extension IDVService {
         for (index, frame) in frames.enumerated() {
             guard frame.jpeg.count <= limits.maximumFrameBytes else { throw IDVError.frameTooLarge(index: index, limit: limits.maximumFrameBytes) }
             guard frame.jpeg.count >= 4, frame.jpeg.prefix(3).elementsEqual([0xFF, 0xD8, 0xFF]) else { throw IDVError.frameNotJPEG(index: index) }
+            if let size = faces.declaredSize(of: frame.jpeg), size.width * size.height > policy.maximumFramePixels {
+                throw IDVError.frameDimensionsTooLarge(index: index, limit: policy.maximumFramePixels)
+            }
         }
     }
 

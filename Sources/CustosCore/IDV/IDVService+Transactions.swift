@@ -21,9 +21,11 @@ extension IDVService {
     /// closed one whose challenge was out uses an attempt (so re-rolling challenges is not
     /// free). An enrolment needs proof to replace an existing template, and a grant under
     /// `--enrollment grant` (see `authorizeEnrollment`).
-    public func initiate(userID: String, workflow: IDVWorkflow, reason: String?, consent: BiometricConsent?) throws -> IDVTransaction {
+    public func initiate(userID: String, workflow: IDVWorkflow, reason: String?, consent: BiometricConsent?,
+                         relyingPartyNonce: String? = nil) throws -> IDVTransaction {
         let reason = reason ?? workflow.defaultReason
         try checkText(reason, field: "reason")
+        if let relyingPartyNonce { try checkText(relyingPartyNonce, field: "rp_nonce") }
         var consentVersion: String?
         if workflow.enrolls {
             guard let consent, consent.accepted else { throw IDVError.consentRequired }
@@ -41,12 +43,14 @@ extension IDVService {
         try closeOpenTransactions(userID: userID, now: now)
         var transaction = IDVTransaction(id: identity.newID(), userID: userID, workflow: workflow, reason: reason, state: .awaitingConfirmation,
                                          consentVersion: consentVersion, createdAt: now,
-                                         expiresAt: now.addingTimeInterval(policy.transactionLifetime), replacesTemplate: replacesTemplate)
+                                         expiresAt: now.addingTimeInterval(policy.transactionLifetime), replacesTemplate: replacesTemplate,
+                                         relyingPartyNonce: relyingPartyNonce)
         if let consentVersion { details["consent_version"] = consentVersion }
         if workflow == .serverBiometricAuthentication, try store.template(userID: userID) == nil {
             transaction.state = .completed
             transaction.completedAt = now
-            transaction.result = IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID))
+            transaction.result = try signed(IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID)),
+                                            of: transaction)
             details["status"] = "600"
         }
         try store.createTransaction(transaction)
@@ -91,15 +95,30 @@ extension IDVService {
     /// was out uses an attempt, as a cancel would.
     private func closeOpenTransactions(userID: String, now: Date) throws {
         for open in try store.openTransactions(userID: userID) {
-            _ = try close(open, now: now, superseded: true)
+            _ = try close(open, now: now, why: .superseded)
         }
     }
+
+    /// Closes transactions whose time ran out unanswered (housekeeping): a challenge that was
+    /// out and abandoned uses an attempt like a cancel. Returns how many were closed.
+    @discardableResult
+    public func closeExpiredTransactions(batch: Int = 100) throws -> Int {
+        let now = clock.now()
+        var closed = 0
+        for expired in try store.expiredOpenTransactions(now: now, limit: batch) where try close(expired, now: now, why: .expired) != nil {
+            closed += 1
+        }
+        return closed
+    }
+
+    /// Why an open transaction is closed (audited).
+    enum Closing: String { case cancelled, superseded, expired }
 
     /// Moves an open transaction to `cancelled` (240). Once its challenge was out, the closing
     /// uses an attempt (153 when that was the last): the challenge was seen, and a free cancel
     /// would let a script re-roll challenges until one fits a recording. Nil when another
     /// request moved the transaction first.
-    private func close(_ open: IDVTransaction, now: Date, superseded: Bool) throws -> (IDVTransaction, IDVResult)? {
+    private func close(_ open: IDVTransaction, now: Date, why: Closing) throws -> (IDVTransaction, IDVResult)? {
         var transaction = open
         let expected = transaction.state
         transaction.state = .cancelled
@@ -112,12 +131,13 @@ extension IDVService {
             result.attempts = 1
             result.attemptsLeft = outcome.attemptsLeft
             if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }
-            transaction.result = result
-            _ = try store.updateTransaction(transaction, expected: .cancelled)
         }
+        result = try signed(result, of: transaction)
+        transaction.result = result
+        _ = try store.updateTransaction(transaction, expected: .cancelled)
         var details = ["workflow": String(transaction.workflow.rawValue), "attempts_left": String(result.attemptsLeft),
                        "attempt_used": expected == .challenged ? "true" : "false"]
-        if superseded { details["superseded"] = "true" }
+        if why != .cancelled { details[why.rawValue] = "true" }
         try audit.record(.idvCancelled, userID: transaction.userID, transactionID: transaction.id, details: details)
         return (transaction, result)
     }
@@ -155,16 +175,23 @@ extension IDVService {
         guard transaction.state == .awaitingConfirmation || transaction.state == .challenged else {
             throw IDVError.transactionState(transaction.state)
         }
-        guard let closed = try close(transaction, now: clock.now(), superseded: false) else {
+        guard let closed = try close(transaction, now: clock.now(), why: .cancelled) else {
             throw IDVError.transactionState(try store.transaction(id: transactionID)?.state ?? .cancelled)
         }
         return closed
     }
 
+    /// Any user's transaction, for the relying party (API key).
+    public func transaction(id: String) throws -> IDVTransaction {
+        guard id.utf8.count <= 64, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
+              let transaction = try store.transaction(id: id) else { throw IDVError.transactionNotFound }
+        return transaction
+    }
+
     /// The user's own transaction; someone else's reads as not found.
     public func ownTransaction(userID: String, id: String) throws -> IDVTransaction {
-        guard id.utf8.count <= 64, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
-              let transaction = try store.transaction(id: id), transaction.userID == userID else { throw IDVError.transactionNotFound }
+        let transaction = try transaction(id: id)
+        guard transaction.userID == userID else { throw IDVError.transactionNotFound }
         return transaction
     }
 

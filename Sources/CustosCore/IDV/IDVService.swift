@@ -19,6 +19,9 @@ public final class IDVService: Sendable {
     let random: any RandomSource
     let clock: any Clock
     public let policy: IDVPolicy
+    /// Signs each result for the relying party (nil: results are not signed).
+    let signer: (any TokenSigner)?
+    let verdictSigning: VerdictSigning?
 
     enum Purpose {
         static let challengeNonce = "idv_nonce"
@@ -30,7 +33,7 @@ public final class IDVService: Sendable {
 
     public init(store: any Storage, identity: IdentityService, faces: any FaceAnalyzer, liveness: any LivenessDetector,
                 cipher: any TemplateCipher, audit: AuditTrail, digester: any SecretDigester, random: any RandomSource,
-                clock: any Clock, policy: IDVPolicy) {
+                clock: any Clock, policy: IDVPolicy, signer: (any TokenSigner)? = nil, verdictSigning: VerdictSigning? = nil) {
         self.store = store
         self.identity = identity
         self.faces = faces
@@ -41,6 +44,8 @@ public final class IDVService: Sendable {
         self.random = random
         self.clock = clock
         self.policy = policy
+        self.signer = signer
+        self.verdictSigning = verdictSigning
     }
 
     /// 100 when the user has a template, 600 when not.

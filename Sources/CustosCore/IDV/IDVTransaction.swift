@@ -33,10 +33,13 @@ public struct IDVTransaction: Sendable, Equatable {
     /// An enrolment authorised (by a recent match or a relying-party grant) to replace the
     /// user's existing template; without it an enrolment only creates one.
     public var replacesTemplate: Bool
+    /// A nonce the relying party gave the app for this transaction; echoed in the signed
+    /// verdict so the relying party knows it answers its own request.
+    public var relyingPartyNonce: String?
 
     public init(id: String, userID: String, workflow: IDVWorkflow, reason: String, state: State, consentVersion: String?,
                 createdAt: Date, expiresAt: Date, challenge: LivenessChallenge? = nil, challengeIssuedAt: Date? = nil,
-                completedAt: Date? = nil, result: IDVResult? = nil, replacesTemplate: Bool = false) {
+                completedAt: Date? = nil, result: IDVResult? = nil, replacesTemplate: Bool = false, relyingPartyNonce: String? = nil) {
         self.id = id
         self.userID = userID
         self.workflow = workflow
@@ -50,6 +53,7 @@ public struct IDVTransaction: Sendable, Equatable {
         self.completedAt = completedAt
         self.result = result
         self.replacesTemplate = replacesTemplate
+        self.relyingPartyNonce = relyingPartyNonce
     }
 }
 
@@ -86,6 +90,8 @@ public struct IDVResult: Sendable, Equatable, Codable {
     public var templateCreated: Bool
     public var attempts: Int
     public var attemptsLeft: Int
+    /// The result signed for the relying party (compact JWS), when the server signs results.
+    public var signedVerdict: String?
 
     public init(status: Status, decision: Decision? = nil, distance: Double? = nil, threshold: Double? = nil,
                 livenessFailure: LivenessFailure? = nil, templateCreated: Bool = false, attempts: Int = 0, attemptsLeft: Int) {

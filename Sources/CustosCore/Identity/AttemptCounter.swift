@@ -18,10 +18,16 @@ public struct AttemptCounter: Sendable {
         Int(max(0, maximum - (try counters.value(Self.key(userID)))))
     }
 
-    /// Records a failure; returns the attempts left afterwards (0: exhausted).
-    public func recordFailure(_ userID: String, now: Date) throws -> Int {
-        guard let used = try counters.increment(Self.key(userID), limit: maximum, now: now) else { return 0 }
-        return Int(max(0, maximum - used))
+    /// Takes one attempt before a credential is judged, so that parallel requests cannot
+    /// judge more than the limit: the attempts used counting this one, or nil when none was
+    /// left. A success gives it back with `reset`.
+    public func take(_ userID: String, now: Date) throws -> Int64? {
+        try counters.increment(Self.key(userID), limit: maximum, now: now)
+    }
+
+    /// The attempts left once `used` are used.
+    public func left(afterUsing used: Int64) -> Int {
+        Int(max(0, maximum - used))
     }
 
     public func reset(_ userID: String) throws {

@@ -18,10 +18,11 @@ extension IdentityService {
         let thumbprint = try keys.thumbprint(of: deviceKey)
         let now = clock.now()
 
+        // A try is taken before the code is judged, so parallel guesses cannot exceed the limit.
         let counter = Self.activationCounter(userID)
-        guard try store.value(counter) < policy.activationAttempts else { throw IdentityError.activationLocked }
+        guard let used = try store.increment(counter, limit: policy.activationAttempts, now: now) else { throw IdentityError.activationLocked }
         guard try store.consume(purpose: Purpose.activation, digest: activationDigest(userID: userID, code: code), now: now) != nil else {
-            if try store.increment(counter, limit: policy.activationAttempts, now: now) == policy.activationAttempts {
+            if used == policy.activationAttempts {
                 // Out of tries: void the outstanding code too.
                 try store.revokeAll(purpose: Purpose.activation, subject: userID)
             }

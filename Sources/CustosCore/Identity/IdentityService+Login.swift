@@ -61,7 +61,12 @@ extension IdentityService {
         }
 
         let user = try store.user(id: userID)
-        if user?.isLocked(at: now) ?? false {
+        if let user {
+            if user.isLocked(at: now) { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }
+            try clearExpiredLock(user, now: now)
+        }
+        // The attempt is taken before the password is judged: parallel guesses cannot exceed the limit.
+        guard let used = try attempts.take(userID, now: now) else {
             return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
         }
         let passwordRequired = policy.passwordRequired(for: device, at: now)
@@ -73,7 +78,7 @@ extension IdentityService {
         }
 
         guard let user, user.status == .active, passwordValid else {
-            return try fail(userID, user: user, now: now)
+            return try concludeFailure(userID, user: user, used: used, now: now)
         }
         try attempts.reset(userID)
         try store.touchDevice(id: device.id, at: now, passwordVerified: password != nil)

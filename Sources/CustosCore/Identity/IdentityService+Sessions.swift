@@ -31,10 +31,17 @@ extension IdentityService {
 
         guard let user = try store.user(id: userID), let hash = user.passwordHash else { throw IdentityError.invalidSession }
         if user.isLocked(at: now) { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }
-        guard try hasher.verify(oldPassword, encoded: hash) else { return try fail(userID, user: user, now: now) }
+        try clearExpiredLock(user, now: now)
+        guard let used = try attempts.take(userID, now: now) else {
+            return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
+        }
+        guard try hasher.verify(oldPassword, encoded: hash) else { return try concludeFailure(userID, user: user, used: used, now: now) }
 
         try store.changeUser(id: userID, .password(hash: try hasher.hash(newPassword), at: now))
         try attempts.reset(userID)
+        // Whoever else held a session of this user (a stolen one) loses it with the old password.
+        let keep: String? = if case .session(let session) = authorization { session.id } else { nil }
+        for other in try store.sessions(userID: userID) where other.id != keep { _ = try store.deleteSession(id: other.id) }
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts))
     }
 
@@ -53,9 +60,17 @@ extension IdentityService {
             // (A session opened while its device was being revoked would otherwise outlive it.)
             throw IdentityError.invalidSession
         }
+        try clearExpiredLock(user, now: now)
         // Refreshing costs a write; once a few seconds is plenty for an idle timeout in minutes.
         if now.timeIntervalSince(session.lastSeenAt) > 5 { try store.touchSession(id: session.id, at: now) }
         return session
+    }
+
+    /// Deletes sessions past their lifetime or idle timeout (housekeeping); returns how many.
+    @discardableResult
+    public func purgeExpiredSessions() throws -> Int {
+        let now = clock.now()
+        return try store.deleteExpiredSessions(now: now, idleSince: now.addingTimeInterval(-policy.sessionIdleTimeout))
     }
 
     public func logout(_ session: Session) throws {

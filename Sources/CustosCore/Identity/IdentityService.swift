@@ -75,16 +75,30 @@ public final class IdentityService: Sendable {
     /// Counts a failure against the user's shared counter and locks the user when the
     /// attempts run out.
     func fail(_ userID: String, user: User?, now: Date) throws -> AuthenticationOutcome {
-        let left = try attempts.recordFailure(userID, now: now)
+        try concludeFailure(userID, user: user, used: try attempts.take(userID, now: now), now: now)
+    }
+
+    /// A failure whose attempt was already taken (`used` counts it; nil: none was left). Only
+    /// the failure that used the last attempt locks the user, so a burst locks once; the count
+    /// stays full while the lock lasts (see `clearExpiredLock`).
+    func concludeFailure(_ userID: String, user: User?, used: Int64?, now: Date) throws -> AuthenticationOutcome {
+        guard let used else { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }
+        let left = attempts.left(afterUsing: used)
         guard left == 0 else { return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left) }
         if let user {
             let until = now.addingTimeInterval(policy.lockDuration(afterLocks: user.lockoutCount))
             try store.changeUser(id: userID, .lock(until: until))
-            try attempts.reset(userID)
             try audit?.record(.lockout, userID: userID, details: ["lockout_count": String(user.lockoutCount + 1),
                                                                  "locked_until": ISO8601DateFormatter().string(from: until)])
         }
         return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
     }
 
+    /// A lock that has run out gives the attempts back (the count stayed full while it lasted,
+    /// so failures in flight when it began could not start a new count).
+    func clearExpiredLock(_ user: User, now: Date) throws {
+        guard let until = user.lockedUntil, until <= now else { return }
+        try attempts.reset(user.id)
+        try store.changeUser(id: user.id, .unlock)
+    }
 }

@@ -6,6 +6,9 @@ public protocol IDVTransactionStore: Sendable {
     func transaction(id: String) throws -> IDVTransaction?
     /// The user's transactions still awaiting confirmation or challenged, oldest first.
     func openTransactions(userID: String) throws -> [IDVTransaction]
+    /// Up to `limit` transactions of any user still awaiting confirmation or challenged whose
+    /// time ran out before `now`.
+    func expiredOpenTransactions(now: Date, limit: Int) throws -> [IDVTransaction]
     /// Writes `transaction` only if the stored one is still in `expected` state; false
     /// otherwise (another request moved it on first).
     func updateTransaction(_ transaction: IDVTransaction, expected: IDVTransaction.State) throws -> Bool

@@ -52,6 +52,10 @@ public protocol SessionStore: Sendable {
     /// Deletes every session of the user; returns how many.
     @discardableResult
     func deleteSessions(userID: String) throws -> Int
+    /// Deletes sessions past their lifetime (`expiresAt <= now`) or idle since before
+    /// `idleSince`; returns how many.
+    @discardableResult
+    func deleteExpiredSessions(now: Date, idleSince: Date) throws -> Int
 }
 
 /// API keys of relying parties and administrators.

@@ -80,6 +80,13 @@ public protocol CounterStore: Sendable {
     func purgeCounters(prefix: String, updatedBefore cutoff: Date) throws -> Int
 }
 
+/// Facts about the stored data itself (the id of the master key it is sealed with).
+public protocol ServerMetadataStore: Sendable {
+    /// The value stored under `name`, storing `value` first when there is none (atomically:
+    /// of two nodes starting at once, both read the first one's value).
+    func metadata(_ name: String, storingIfAbsent value: String) throws -> String
+}
+
 /// Everything the server needs from its database at this stage.
 public typealias Store = DatabaseHealth & SingleUseTokenStore & CounterStore
 

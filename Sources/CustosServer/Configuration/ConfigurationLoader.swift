@@ -89,6 +89,7 @@ public struct ConfigurationLoader {
             try apply(setting, value, source: source, to: &configuration)
             values.append((setting, value, source))
         }
+        if configuration.development, raw[Setting.idvResultDetail.key] == nil { configuration.idv.resultDetailToApp = true }
         if case .everyDays = configuration.identity.passwordAtLogin {
             configuration.identity.passwordAtLogin = .everyDays(configuration.passwordPeriodicDays)
         }
@@ -197,6 +198,7 @@ public struct ConfigurationLoader {
     private func assign(_ setting: Setting, boolean: Bool, to c: inout ServerConfiguration) {
         if setting == .dev { c.development = boolean }
         if setting == .idv { c.idvEnabled = boolean }
+        if setting == .idvResultDetail { c.idv.resultDetailToApp = boolean }
     }
 
     private func assign(_ setting: Setting, string: String, to c: inout ServerConfiguration) {
@@ -208,6 +210,8 @@ public struct ConfigurationLoader {
         case .masterKeyFile: c.masterKeyFile = string
         case .logLevel: c.logLevel = Logger.Level(name: string) ?? .info
         case .sqliteSynchronous: c.sqliteSynchronous = ServerConfiguration.SQLiteSynchronous(rawValue: string) ?? .full
+        case .issuer: c.issuer = string
+        case .idvAudience: c.idvAudience = string
         case .enrollment: c.idv.enrollment = EnrollmentAuthorization(rawValue: string) ?? .session
         case .passwordAtLogin:
             c.identity.passwordAtLogin = switch string {

@@ -26,6 +26,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Server biometrics: on unless turned off (it needs the face models).
     public var idvEnabled = true
     public var idv = IDVPolicy()
+    /// `iss` of what the server signs; nil: `http://host:port`.
+    public var issuer: String?
+    /// `aud` of signed IDV results.
+    public var idvAudience = "custos"
     /// Face engine instances; nil: one per core.
     public var faceWorkers: Int?
     /// Days between password logins with `password_at_login=periodic`.
@@ -35,6 +39,8 @@ public struct ServerConfiguration: Sendable, Equatable {
 
     /// The SQLite file used when no database URL is set.
     public var sqlitePath: String { (dataDirectory as NSString).appendingPathComponent("custos.sqlite") }
+    /// The issuer the server signs as.
+    public var resolvedIssuer: String { issuer ?? "http://\(http.host):\(http.port)" }
     /// Where `--dev` keeps its generated master key.
     public var developmentKeyPath: String { (dataDirectory as NSString).appendingPathComponent("dev-master-key") }
 }

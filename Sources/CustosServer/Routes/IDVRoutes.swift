@@ -33,9 +33,11 @@ enum IDVRoutes {
             guard let workflow = IDVWorkflow(rawValue: body.workflow) else {
                 throw IDVError.invalidInput(field: "workflow", reason: "must be 6 (KYC), 8 (server biometric authentication) or 10 (opt-in)")
             }
-            let transaction = try service().initiate(userID: session.userID, workflow: workflow, reason: body.reason,
-                                                     consent: body.consent.map { BiometricConsent(accepted: $0.accepted, version: $0.version) })
-            return try .wire(IDVWireMapping.transaction(transaction), status: 201)
+            let idv = try service()
+            let transaction = try idv.initiate(userID: session.userID, workflow: workflow, reason: body.reason,
+                                               consent: body.consent.map { BiometricConsent(accepted: $0.accepted, version: $0.version) },
+                                               relyingPartyNonce: body.rpNonce)
+            return try .wire(IDVWireMapping.transaction(transaction, detail: idv.policy.resultDetailToApp), status: 201)
         }
         router.post("/v1/idv/transactions/{id}/confirm") { request in
             let session = try RequestAuthentication.session(request, identity)
@@ -44,16 +46,22 @@ enum IDVRoutes {
         }
         router.post("/v1/idv/transactions/{id}/cancel") { request in
             let session = try RequestAuthentication.session(request, identity)
-            let (transaction, result) = try service().cancel(userID: session.userID, transactionID: try request.parameter("id"))
-            return try .wire(IDVWireMapping.result(of: transaction, result))
+            let idv = try service()
+            let (transaction, result) = try idv.cancel(userID: session.userID, transactionID: try request.parameter("id"))
+            return try .wire(IDVWireMapping.result(of: transaction, result, detail: idv.policy.resultDetailToApp))
         }
         router.post("/v1/idv/transactions/{id}/frames") { request in
             let session = try RequestAuthentication.session(request, identity)
             let body = try request.wire(IDVFramesRequest.self)
             let frames = body.frames.map { CapturedFrame(capturedAtMilliseconds: $0.capturedAtMs, jpeg: $0.image) }
-            let (transaction, result) = try service().submit(userID: session.userID, transactionID: try request.parameter("id"),
-                                                             nonce: body.nonce, frames: frames, document: body.documentImage)
-            return try .wire(IDVWireMapping.result(of: transaction, result))
+            let idv = try service()
+            let (transaction, result) = try idv.submit(userID: session.userID, transactionID: try request.parameter("id"),
+                                                       nonce: body.nonce, frames: frames, document: body.documentImage)
+            return try .wire(IDVWireMapping.result(of: transaction, result, detail: idv.policy.resultDetailToApp))
+        }
+        router.get("/v1/idv/transactions/{id}/verdict") { request in
+            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
+            return try .wire(IDVWireMapping.verdict(try service().transaction(id: request.parameter("id"))))
         }
     }
 }

@@ -17,11 +17,11 @@ enum IDVWireMapping {
                                orchestrationUseCase: IDVWorkflow.optOutUseCase, result: deleted, attemptsLeft: attemptsLeft, userID: userID)
     }
 
-    static func transaction(_ transaction: IDVTransaction) -> IDVTransactionInfo {
+    static func transaction(_ transaction: IDVTransaction, detail: Bool) -> IDVTransactionInfo {
         IDVTransactionInfo(idvAuditTransactionID: transaction.id, workflow: transaction.workflow.rawValue,
                            challengeMode: transaction.workflow.challengeMode, orchestrationUseCase: transaction.workflow.orchestrationUseCase,
                            reason: transaction.reason, state: transaction.state.rawValue, expiresAt: transaction.expiresAt,
-                           result: transaction.result.map { result(of: transaction, $0) })
+                           result: transaction.result.map { result(of: transaction, $0, detail: detail) })
     }
 
     static func challenge(_ issued: IssuedChallenge) -> LivenessChallengeInfo {
@@ -33,11 +33,13 @@ enum IDVWireMapping {
             expiresAt: issued.expiresAt)
     }
 
-    /// A finished (completed or cancelled) transaction's answer.
-    static func result(of transaction: IDVTransaction, _ result: IDVResult) -> IDVResultResponse {
+    /// A finished (completed or cancelled) transaction's answer to the app: the decision, and
+    /// its evidence (score, distance, threshold, liveness reason) only with `detail`.
+    static func result(of transaction: IDVTransaction, _ result: IDVResult, detail: Bool) -> IDVResultResponse {
         let biometric = result.decision.map { decision in
-            BiometricResultInfo(displayText: decision.rawValue, score: result.distance.map { max(0, (10000 * (1 - $0)).rounded() / 10000) },
-                                distance: result.distance, threshold: result.threshold, livenessReason: result.livenessFailure?.rawValue)
+            detail ? BiometricResultInfo(displayText: decision.rawValue, score: result.distance.map { max(0, (10000 * (1 - $0)).rounded() / 10000) },
+                                         distance: result.distance, threshold: result.threshold, livenessReason: result.livenessFailure?.rawValue)
+                : BiometricResultInfo(displayText: decision.rawValue)
         }
         let audit = IDVAuditInfo(
             status: result.succeeded ? "SUCCESS" : "FAILURE", idvAuditTransactionID: transaction.id,
@@ -47,7 +49,19 @@ enum IDVWireMapping {
         return IDVResultResponse(statusCode: result.status.rawValue, statusMessage: message(result), userID: transaction.userID,
                                  workflow: transaction.workflow.rawValue, challengeMode: transaction.workflow.challengeMode,
                                  purpose: transaction.reason, attempts: result.attempts, attemptsLeft: result.attemptsLeft,
-                                 biometricResult: biometric, idvAuditInfo: audit, templateCreated: result.templateCreated)
+                                 biometricResult: biometric, idvAuditInfo: audit, templateCreated: result.templateCreated,
+                                 signedResult: result.signedVerdict)
+    }
+
+    /// The relying party's view of a transaction: the decision with its evidence.
+    static func verdict(_ transaction: IDVTransaction) -> IDVVerdictResponse {
+        let result = transaction.result
+        return IDVVerdictResponse(
+            idvAuditTransactionID: transaction.id, userID: transaction.userID, workflow: transaction.workflow.rawValue,
+            state: transaction.state.rawValue, statusCode: result?.status.rawValue, decision: result?.decision?.rawValue,
+            livenessPassed: result?.decision.map { $0 != .livenessFailed }, livenessReason: result?.livenessFailure?.rawValue,
+            distance: result?.distance, threshold: result?.threshold, attemptsLeft: result?.attemptsLeft, purpose: transaction.reason,
+            createdAt: transaction.createdAt, completedAt: transaction.completedAt, signedResult: result?.signedVerdict)
     }
 
     private static func message(_ result: IDVResult) -> String {

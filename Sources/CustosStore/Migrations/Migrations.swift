@@ -123,6 +123,39 @@ enum Migrations {
                 CREATE INDEX frame_memories_expires_at ON frame_memories (expires_at);
                 """
         ),
+        Migration(
+            version: 8,
+            name: "signing_keys and idv_transactions.rp_nonce",
+            sqlite: """
+                CREATE TABLE signing_keys (
+                    kid          TEXT    NOT NULL PRIMARY KEY,
+                    sealed_key   BLOB    NOT NULL,
+                    public_jwk   TEXT    NOT NULL,
+                    created_at   INTEGER NOT NULL,
+                    activates_at INTEGER NOT NULL,
+                    retires_at   INTEGER
+                ) WITHOUT ROWID;
+                ALTER TABLE idv_transactions ADD COLUMN rp_nonce TEXT;
+                """,
+            postgres: """
+                CREATE TABLE signing_keys (
+                    kid          TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+                    sealed_key   BYTEA  NOT NULL,
+                    public_jwk   TEXT   NOT NULL,
+                    created_at   BIGINT NOT NULL,
+                    activates_at BIGINT NOT NULL,
+                    retires_at   BIGINT
+                );
+                ALTER TABLE idv_transactions ADD COLUMN rp_nonce TEXT;
+                """
+        ),
+        Migration(
+            version: 9,
+            name: "server_metadata",
+            // Facts about the data itself, such as the id of the master key it is sealed with.
+            sqlite: "CREATE TABLE server_metadata (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;",
+            postgres: "CREATE TABLE server_metadata (name TEXT COLLATE \"C\" NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

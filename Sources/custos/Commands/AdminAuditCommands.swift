@@ -9,18 +9,43 @@ enum AdminAuditCommands {
 
     static let verify = Command(spec: CommandSpec(
         path: "admin audit verify", summary: "Recompute the audit hash chain; name the first broken event.",
-        options: DatabaseOptions.options)
+        options: [.value("expect-head", "SEQ:HASH", "a head printed by an earlier verify: that event must still have that hash")]
+            + DatabaseOptions.options)
     ) { arguments in
-        let result = try withTrail(arguments) { try $0.verify() }
+        let expected = try arguments.value("expect-head").map(parseHead)
+        let (result, found) = try withTrail(arguments) { trail in
+            (try trail.verify(), try expected.map { try trail.list(userID: nil, transactionID: nil, afterSequence: $0.sequence - 1, limit: 1).first })
+        }
         if let broken = result.firstBreak {
             Console.out("audit chain broken at event \(broken.sequence): \(broken.reason); \(result.checked) events before it intact")
             return .failure
         }
-        Console.out("audit chain intact: \(result.checked) events")
+        // A chain rewritten from some event on, hashes recomputed, is intact in itself: only a
+        // head kept elsewhere shows it.
+        if let expected {
+            guard let event = found ?? nil, event.sequence == expected.sequence else {
+                Console.out("audit chain cut short: event \(expected.sequence) of the expected head is gone")
+                return .failure
+            }
+            guard event.hash == expected.hash else {
+                Console.out("audit chain rewritten: event \(expected.sequence) no longer has the expected hash")
+                return .failure
+            }
+        }
+        Console.out("audit chain intact: \(result.checked) events" + (expected.map { ", expected head \($0.sequence) found" } ?? ""))
         if let head = result.headHash {
-            Console.out("head: event \(result.lastSequence), hash \(Hex.encode(head))")
+            Console.out("head: event \(result.lastSequence), hash \(Hex.encode(head)) (keep it elsewhere; check later with --expect-head \(result.lastSequence):\(Hex.encode(head)))")
         }
         return .ok
+    }
+
+    /// `SEQ:HASH` (hex) as `verify` prints it.
+    static func parseHead(_ text: String) throws -> (sequence: Int64, hash: Data) {
+        let parts = text.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2, let sequence = Int64(parts[0]), sequence >= 1, let hash = Hex.decode(String(parts[1])).map({ Data($0) }), hash.count == 32 else {
+            throw UsageError("--expect-head must be SEQ:HASH as verify prints it (a sequence number, a colon, 64 hex digits)")
+        }
+        return (sequence, hash)
     }
 
     static let list = Command(spec: CommandSpec(

@@ -14,7 +14,7 @@ enum AdminKeysCommand {
     ) { arguments in
         let configuration = try ServeCommand.resolveConfiguration(arguments, settings: settings).configuration
         let masterKey = try MasterKeyLoader.load(configuration)
-        let store = try StoreFactory.open(configuration, migrate: true)
+        let store = try MasterKeyLoader.openStore(configuration, checking: masterKey)
         defer { store.close() }
         let vault = TemplateVault(store: store, cipher: MasterKeyTemplateCipher(masterKey: masterKey), random: SecureRandom())
         let report = try vault.rotateKeys(audit: ApplicationFactory.auditTrail(store: store), now: Date())
@@ -22,6 +22,39 @@ enum AdminKeysCommand {
             ["template key \(report.newKeyID) active; \(report.resealed) template(s) re-encrypted, \(report.prunedKeys) old key(s) retired"]
         }
         return .ok
+    }
+
+    static let rotateSigning = Command(spec: CommandSpec(
+        path: "admin keys rotate-signing",
+        summary: "Add a new signing key: published at once, signing after --publish-for; older keys stay published for --retain-for more.",
+        options: [ClientOptions.json, .value("publish-for", "SECONDS", "publish the new key this long before it signs (default 60)"),
+                  .value("retain-for", "SECONDS", "keep older keys published this long after (default 86400)")]
+            + ServeCommand.settingOptions(settings))
+    ) { arguments in
+        let configuration = try ServeCommand.resolveConfiguration(arguments, settings: settings).configuration
+        let publishFor = try arguments.integer("publish-for", in: 0...86400) ?? 60
+        let retainFor = try arguments.integer("retain-for", in: 0...(366 * 86400)) ?? 86400
+        let masterKey = try MasterKeyLoader.load(configuration)
+        let store = try MasterKeyLoader.openStore(configuration, checking: masterKey)
+        defer { store.close() }
+        let now = Date()
+        let kid = try SigningKeyRing(store: store, masterKey: masterKey).rotate(now: now, publishFor: TimeInterval(publishFor),
+                                                                              retainFor: TimeInterval(retainFor))
+        try ApplicationFactory.auditTrail(store: store).record(.keyRotation, userID: nil, details: ["signing_key_id": kid])
+        let activates = now.addingTimeInterval(TimeInterval(publishFor))
+        try ClientOptions.output(arguments, SigningRotationInfo(kid: kid, activatesAt: activates)) {
+            ["signing key \(kid) published; it signs from \(iso(activates))"]
+        }
+        return .ok
+    }
+
+    struct SigningRotationInfo: Encodable {
+        let kid: String
+        let activatesAt: Date
+        enum CodingKeys: String, CodingKey {
+            case kid
+            case activatesAt = "activates_at"
+        }
     }
 
     /// `--json` output.

@@ -76,8 +76,9 @@ enum BenchIDVCommand {
         var round = 0
         while Date() < deadline {
             round += 1
-            // Fresh bytes each time: the server refuses a frame it has seen.
-            let source = MemoryFrames(frames: frames, framesPerSecond: fps, tag: "\(tag)-\(round)", pace: false)
+            // A fresh take each time: the server refuses a take it has seen, however re-encoded, so
+            // each round's frames are the recording moved by a few pixels (made before the clock starts).
+            let source = MemoryFrames(frames: try shifted(frames, round: round), framesPerSecond: fps, tag: "\(tag)-\(round)", pace: false)
             let start = DispatchTime.now().uptimeNanoseconds
             let result = try await client.initiateIDVServerBiometricAuthentication(reason: "bench", frameSource: source)
             guard result.biometricResult?.displayText == "MATCHED" else {
@@ -99,6 +100,15 @@ enum BenchIDVCommand {
             }
             return data
         }
+    }
+
+    /// The frames moved by 3 to 24 pixels, differently for each of 288 rounds: what a camera
+    /// held a little elsewhere would see (a whole-frame fingerprint moves by far more than the
+    /// replay threshold for a 3-pixel shift of a 640-pixel frame).
+    private static func shifted(_ frames: [Data], round: Int) throws -> [Data] {
+        let step = round % 288 + 1
+        let (dx, dy) = (Double(step % 17 * 3 - 24), Double(step / 17 % 17 * 3 - 24))
+        return try frames.map { try DecodedImage(data: $0).warped(by: .translation(dx: dx, dy: dy)).jpegData(quality: 90) }
     }
 
     /// Each frame centred, unscaled, on a black canvas of the given size.

@@ -49,11 +49,12 @@ enum ServeCommand {
         let logger = Logger(sink: sink, level: configuration.logLevel)
 
         let masterKey = try MasterKeyLoader.load(configuration)
-        let store = try StoreFactory.open(configuration, migrate: true)
+        let store = try MasterKeyLoader.openStore(configuration, checking: masterKey)
         let server: HTTPServer
+        let dependencies: ApplicationDependencies
         do {
-            server = CustosApplication.makeServer(try ApplicationFactory.dependencies(configuration, store: store, masterKey: masterKey),
-                                                  configuration: configuration.http, logger: logger)
+            dependencies = try ApplicationFactory.dependencies(configuration, store: store, masterKey: masterKey)
+            server = CustosApplication.makeServer(dependencies, configuration: configuration.http, logger: logger)
             try server.start()
         } catch {
             store.close()
@@ -74,9 +75,15 @@ enum ServeCommand {
         }
         sink.flush()
 
-        let housekeeping = Housekeeping(store: store, clock: SystemClock(), logger: logger, counterSweeps: [
-            .init(prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
-        ])
+        var sweeps: [Housekeeping.Sweep] = [
+            .tokens(store), .frameMemories(store),
+            .counters(store, prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
+            .init("expired_sessions_purged") { [identity = dependencies.identity] _ in try identity.purgeExpiredSessions() },
+        ]
+        if let idv = dependencies.idv {
+            sweeps.append(.init("expired_idv_transactions_closed") { _ in try idv.closeExpiredTransactions() })
+        }
+        let housekeeping = Housekeeping(sweeps: sweeps, clock: SystemClock(), logger: logger)
 
         let signal = waitForTerminationSignal()
         logger.info("shutting_down", ["signal": .string(signal)])

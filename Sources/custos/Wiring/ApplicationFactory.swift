@@ -18,6 +18,7 @@ enum ApplicationFactory {
         let identity = try IdentityService(store: store, hasher: hasher, keys: P256DeviceKeyVerifier(), digester: digester,
                                            random: random, clock: clock, policy: configuration.identity, audit: audit)
         let apiKeys = APIKeyService(store: store, digester: digester, random: random, clock: clock)
+        let signer = SigningKeyRing(store: store, masterKey: masterKey, random: random)
         var idv: IDVService?
         if configuration.idvEnabled {
             let engine: FaceEngine
@@ -34,9 +35,10 @@ enum ApplicationFactory {
             idv = IDVService(store: store, identity: identity, faces: engine,
                              liveness: ChallengeLivenessDetector(policy: configuration.idv.liveness),
                              cipher: MasterKeyTemplateCipher(masterKey: masterKey), audit: audit,
-                             digester: digester, random: random, clock: clock, policy: configuration.idv)
+                             digester: digester, random: random, clock: clock, policy: configuration.idv, signer: signer,
+                             verdictSigning: VerdictSigning(issuer: configuration.resolvedIssuer, audience: configuration.idvAudience))
         }
-        return ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv)
+        return ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv, signer: signer)
     }
 
     static func auditTrail(store: SQLStore) -> AuditTrail {

@@ -1,5 +1,7 @@
 import CustosCrypto
 import CustosServer
+import CustosStore
+import CustosCore
 import Foundation
 
 /// Finds the master key: given directly, in a file, or — in `--dev` only — generated once
@@ -19,6 +21,32 @@ enum MasterKeyLoader {
             throw UsageError("a master key is required: set CUSTOS_MASTER_KEY_FILE (or --master-key-file) to a file holding 32 random bytes in base64, or use --dev for development")
         }
         return try developmentKey(at: configuration.developmentKeyPath, directory: configuration.dataDirectory)
+    }
+
+    /// The store of `configuration`, opened and migrated, once the key is checked against it.
+    static func openStore(_ configuration: ServerConfiguration, checking key: MasterKey) throws -> SQLStore {
+        let store = try StoreFactory.open(configuration, migrate: true)
+        do {
+            try check(key, against: store, configuration)
+        } catch {
+            store.close()
+            throw error
+        }
+        return store
+    }
+
+    /// Refuses a key the data was not sealed with: the data records the id (a one-way check
+    /// value) of the first master key it met, and every later start must bring the same key —
+    /// a wrong key file, or `--dev` against production data, stops here with a clear message
+    /// instead of failing on the first template it cannot open.
+    static func check(_ key: MasterKey, against store: any ServerMetadataStore, _ configuration: ServerConfiguration) throws {
+        let stored = try store.metadata("master_key_id", storingIfAbsent: key.keyID)
+        guard stored == key.keyID else {
+            let given = configuration.masterKey != nil ? "CUSTOS_MASTER_KEY"
+                : configuration.masterKeyFile.map { "the master key file \($0)" }
+                ?? "the development key in \(configuration.developmentKeyPath) (--dev)"
+            throw CommandFailure("this data is sealed with master key \(stored), but \(given) is key \(key.keyID): start with the key this data was made with")
+        }
     }
 
     private static func parse(_ text: String, origin: String) throws -> MasterKey {

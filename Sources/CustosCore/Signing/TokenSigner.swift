@@ -1,0 +1,50 @@
+import Foundation
+
+/// Signs what the server vouches for (IDV verdicts today; step-up results and OpenID
+/// Connect tokens reuse it) as compact JWS with ES256, under the active key of one key ring
+/// whose public keys anyone can fetch (`/.well-known/jwks.json`) to verify offline.
+public protocol TokenSigner: Sendable {
+    /// `payload` (JSON claims) signed under the key active at `now`, with its `kid` and `typ`
+    /// in the header.
+    func sign(payload: Data, type: String, now: Date) throws -> String
+    /// The JSON Web Key Set of every key a verifier may meet at `now`: the active one, keys
+    /// published before they sign, and retired keys until what they signed has expired.
+    func publicKeySet(now: Date) throws -> Data
+    /// Adds a new key that signs from `now + publishFor` (published at once, so verifiers
+    /// fetch it before they meet it); older keys stay published for `retainFor` after that,
+    /// then leave the set. Returns the new key id.
+    @discardableResult
+    func rotate(now: Date, publishFor: TimeInterval, retainFor: TimeInterval) throws -> String
+}
+
+/// One signing key as stored: the private key sealed under the master key (never in the
+/// clear), the public key as a JWK.
+public struct StoredSigningKey: Sendable, Equatable {
+    public var kid: String
+    public var sealedPrivateKey: Data
+    /// The public JWK, JSON.
+    public var publicJWK: String
+    public var createdAt: Date
+    /// Signs from this moment (it is published from `createdAt`).
+    public var activatesAt: Date
+    /// Leaves the published set at this moment (nil: while it is the newest).
+    public var retiresAt: Date?
+
+    public init(kid: String, sealedPrivateKey: Data, publicJWK: String, createdAt: Date, activatesAt: Date, retiresAt: Date? = nil) {
+        self.kid = kid
+        self.sealedPrivateKey = sealedPrivateKey
+        self.publicJWK = publicJWK
+        self.createdAt = createdAt
+        self.activatesAt = activatesAt
+        self.retiresAt = retiresAt
+    }
+}
+
+/// The signing keys of the key ring.
+public protocol SigningKeyStore: Sendable {
+    /// Every key not yet retired at `now`, in the order they sign (by activation).
+    func signingKeys(now: Date) throws -> [StoredSigningKey]
+    /// Adds `key` and sets the retirement of every other unretired key to `retireOthersAt`,
+    /// in one transaction.
+    func addSigningKey(_ key: StoredSigningKey, retireOthersAt: Date) throws
+}

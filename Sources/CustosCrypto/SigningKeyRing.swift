@@ -1,0 +1,85 @@
+import CustosCore
+import Foundation
+import Synchronization
+
+/// Core's `TokenSigner` over P-256 keys kept in a `SigningKeyStore`: private keys sealed with
+/// AES-256-GCM under a key derived from the master key (`custos/signing`, the key id as
+/// associated data), public keys served as a JWKS. The first key is made on first use; keys
+/// are read from the store at most every `refreshInterval` seconds, so a rotation on one
+/// node reaches the others within that time (publish keys that long before they sign).
+public final class SigningKeyRing: TokenSigner {
+    private let store: any SigningKeyStore
+    private let masterKey: MasterKey
+    private let random: any RandomSource
+    private let refreshInterval: TimeInterval
+    private struct Loaded {
+        var keys: [(stored: StoredSigningKey, key: P256.PrivateKey)] = []
+        var loadedAt: Date = .distantPast
+    }
+    private let loaded = Mutex(Loaded())
+
+    public init(store: any SigningKeyStore, masterKey: MasterKey, random: any RandomSource = SecureRandom(), refreshInterval: TimeInterval = 30) {
+        self.store = store
+        self.masterKey = masterKey
+        self.random = random
+        self.refreshInterval = refreshInterval
+    }
+
+    public func sign(payload: Data, type: String, now: Date) throws -> String {
+        var keys = try current(now: now)
+        if keys.isEmpty {
+            try rotate(now: now, publishFor: 0, retainFor: 0)
+            keys = try current(now: now, reload: true)
+        }
+        // The newest key that signs by now; a key published for the future waits its turn.
+        guard let signing = keys.last(where: { $0.stored.activatesAt <= now }) ?? keys.first else {
+            throw CryptoError.invalidPrivateKey("the key ring has no signing key")
+        }
+        return try JWS.sign(payload: payload, key: signing.key, kid: signing.stored.kid, typ: type)
+    }
+
+    public func publicKeySet(now: Date) throws -> Data {
+        let jwks = try current(now: now).map { try JSONDecoder().decode(JWK.self, from: Data($0.stored.publicJWK.utf8)) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(JWKSet(keys: jwks))
+    }
+
+    @discardableResult
+    public func rotate(now: Date, publishFor: TimeInterval, retainFor: TimeInterval) throws -> String {
+        let key = try P256.PrivateKey.generate()
+        let kid = "sk_" + random.hexID(bytes: 8)
+        let publicJWK = try JSONEncoder().encode(JWK(publicKey: key.publicKey, kid: kid))
+        let stored = StoredSigningKey(kid: kid, sealedPrivateKey: try seal(key, kid: kid), publicJWK: String(decoding: publicJWK, as: UTF8.self),
+                                      createdAt: now, activatesAt: now.addingTimeInterval(publishFor))
+        try store.addSigningKey(stored, retireOthersAt: now.addingTimeInterval(publishFor + retainFor))
+        loaded.withLock { $0.loadedAt = .distantPast }
+        return kid
+    }
+
+    /// The unretired keys, oldest first, from the cache while it is fresh.
+    private func current(now: Date, reload: Bool = false) throws -> [(stored: StoredSigningKey, key: P256.PrivateKey)] {
+        let cached = loaded.withLock { $0 }
+        if !reload, now.timeIntervalSince(cached.loadedAt) < refreshInterval, now >= cached.loadedAt {
+            return cached.keys.filter { $0.stored.retiresAt.map { $0 > now } ?? true }
+        }
+        let keys = try store.signingKeys(now: now).map { ($0, try open($0)) }
+        loaded.withLock { $0 = Loaded(keys: keys, loadedAt: now) }
+        return keys
+    }
+
+    private func seal(_ key: P256.PrivateKey, kid: String) throws -> Data {
+        try withKey { try AESGCM.seal(plaintext: Data(key.rawRepresentation), key: $0, aad: Data(kid.utf8)) }
+    }
+
+    private func open(_ stored: StoredSigningKey) throws -> P256.PrivateKey {
+        let raw = try withKey { try AESGCM.open(combined: stored.sealedPrivateKey, key: $0, aad: Data(stored.kid.utf8)) }
+        return try P256.PrivateKey(rawRepresentation: [UInt8](raw))
+    }
+
+    private func withKey<T>(_ body: ([UInt8]) throws -> T) rethrows -> T {
+        var key = masterKey.deriveKey(purpose: "custos/signing")
+        defer { OpenSSL.cleanse(&key) }
+        return try body(key)
+    }
+}

@@ -1,0 +1,17 @@
+import CustosCore
+import CustosHTTP
+import Foundation
+
+/// `GET /.well-known/jwks.json`: the public keys of the signing key ring, for anyone who
+/// verifies what this server signed (IDV verdicts), offline.
+enum KeyRoutes {
+    static func register(on router: inout Router, signer: (any TokenSigner)?, clock: any Clock) {
+        router.get("/.well-known/jwks.json") { _ in
+            guard let signer else { throw HTTPError(status: 404, code: "not_found", message: "This server signs nothing.") }
+            var response = Response.json(raw: try signer.publicKeySet(now: clock.now()))
+            // Verifiers may cache the set briefly; new keys are published before they sign.
+            response.headers.set("Cache-Control", "public, max-age=300")
+            return response
+        }
+    }
+}

@@ -1,0 +1,15 @@
+import CustosCore
+import Foundation
+
+// MARK: - ServerMetadataStore
+
+extension SQLStore: ServerMetadataStore {
+    public func metadata(_ name: String, storingIfAbsent value: String) throws -> String {
+        _ = try database.execute("INSERT INTO server_metadata (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                                 [.text(name), .text(value)])
+        guard let stored = try database.select("SELECT value FROM server_metadata WHERE name = ?", [.text(name)]).first else {
+            throw StoreError.failure("server_metadata.\(name) vanished")
+        }
+        return try stored.string(0)
+    }
+}
