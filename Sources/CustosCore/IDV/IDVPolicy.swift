@@ -24,7 +24,8 @@ public struct IDVPolicy: Sendable, Hashable {
     /// How long a transaction may take from initiation to frames, seconds.
     public var transactionLifetime: TimeInterval = 600
     /// A take once submitted is recognised as a replay for this long, seconds (its frame
-    /// fingerprints are kept sealed until then).
+    /// fingerprints are kept sealed until then); 0 turns the check off (benchmarks that
+    /// replay one recording).
     public var seenFrameMemory: TimeInterval = 90 * 24 * 3600
     /// The most earlier takes of a user a new one is compared with (newest first).
     public var seenTakesCompared = 200

@@ -214,6 +214,7 @@ extension IDVService {
     /// A replay verdict when the take lines up with one this user submitted before (however
     /// re-encoded, resized, mirrored or reversed: `SequenceReplay`); remembers this take.
     private func replayedTake(_ fingerprints: [FrameFingerprint?], transaction: IDVTransaction, now: Date) throws -> LivenessVerdict? {
+        guard policy.seenFrameMemory > 0 else { return nil }
         let userID = transaction.userID
         let replay = policy.liveness.replay
         var replayed = false

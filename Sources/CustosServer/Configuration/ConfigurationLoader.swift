@@ -191,6 +191,7 @@ public struct ConfigurationLoader {
         case .livenessMinFaceWidth: c.idv.liveness.minimumFaceWidth = Double(integer)
         case .livenessMaxFrames: c.idv.liveness.maximumFrames = integer
         case .reenrollmentWindow: c.idv.reenrollmentWindow = TimeInterval(integer)
+        case .takeMemoryDays: c.idv.seenFrameMemory = TimeInterval(integer) * 86400
         default: break
         }
     }
