@@ -33,6 +33,25 @@ public struct SHA256SecretDigester: SecretDigester {
     public func digest(bytes: Data) -> Data { Data(SHA256.hash(bytes)) }
 }
 
+/// The audit chain's hash: HMAC-SHA256 under a key derived from the master key
+/// (`custos/audit`), so someone who can write to the database but lacks the master key
+/// cannot recompute the chain after changing it.
+public struct MasterKeyAuditDigester: SecretDigester {
+    let masterKey: MasterKey
+
+    public init(masterKey: MasterKey) {
+        self.masterKey = masterKey
+    }
+
+    public func digest(_ secret: String) -> Data { digest(bytes: Data(secret.utf8)) }
+
+    public func digest(bytes: Data) -> Data {
+        var key = masterKey.deriveKey(purpose: "custos/audit")
+        defer { OpenSSL.cleanse(&key) }
+        return Data(HMACSHA256.authenticate(key: key, message: [UInt8](bytes)))
+    }
+}
+
 /// Seals face templates with AES-256-GCM under a key derived from the master key for each
 /// template key id (HKDF, purpose `custos/template/<key id>`); the user id is bound in as
 /// associated data.

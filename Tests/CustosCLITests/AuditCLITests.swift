@@ -9,16 +9,19 @@ import Testing
 /// `custos admin audit verify|list` on a SQLite data directory whose events are written
 /// through the store, as the server writes them.
 @Suite struct AuditCLITests {
-    /// A fresh data directory holding the events of two users.
+    /// A fresh data directory holding the events of two users, chained under the development
+    /// master key kept there (what `--dev` reads).
     struct AuditedData {
         let dataDir = CLI.temporaryDirectory()
         var databasePath: String { dataDir + "/" + SQLStore.defaultSQLiteFileName }
         let events: [AuditEvent]
+        let masterKey = MasterKey.generate()
 
         init() throws {
+            try Data((masterKey.exportBase64() + "\n").utf8).write(to: URL(fileURLWithPath: dataDir + "/dev-master-key"))
             let store = try SQLStore.openSQLite(path: dataDir + "/" + SQLStore.defaultSQLiteFileName)
             defer { store.close() }
-            let trail = AuditTrail(store: store, digester: SHA256SecretDigester(), clock: SystemClock())
+            let trail = AuditTrail(store: store, digester: MasterKeyAuditDigester(masterKey: masterKey), clock: SystemClock())
             events = [
                 try trail.record(.idvTransactionStarted, userID: "alice", transactionID: "t1", details: ["workflow": "8"]),
                 try trail.record(.idvVerdict, userID: "alice", transactionID: "t1", details: ["result": "NOT_MATCHED", "attempts_left": "2"]),
@@ -28,8 +31,9 @@ import Testing
             ]
         }
 
+        /// `verify` with the development key of the directory.
         func audit(_ arguments: [String]) throws -> CLI.Result {
-            try CLI.run(["admin", "audit"] + arguments + ["--data-dir", dataDir])
+            try CLI.run(["admin", "audit"] + arguments + (arguments.first == "verify" ? ["--dev"] : []) + ["--data-dir", dataDir])
         }
 
         /// Raw SQL on the database file, as someone with write access to it could run.
@@ -41,7 +45,7 @@ import Testing
     }
 
     @Test func verifyPassesOnAnEmptyTrail() throws {
-        let result = try CLI.run(["admin", "audit", "verify", "--data-dir", CLI.temporaryDirectory()])
+        let result = try CLI.run(["admin", "audit", "verify", "--dev", "--data-dir", CLI.temporaryDirectory()])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "audit chain intact: 0 events\n")
     }
@@ -70,7 +74,7 @@ import Testing
         #expect(cut.status == 1 && cut.stdout.contains("cut short"), "\(cut.stdout)")
 
         let store = try SQLStore.openSQLite(path: data.databasePath)
-        let trail = AuditTrail(store: store, digester: SHA256SecretDigester(), clock: SystemClock())
+        let trail = AuditTrail(store: store, digester: MasterKeyAuditDigester(masterKey: data.masterKey), clock: SystemClock())
         try trail.record(.keyRotation, userID: nil, details: ["key_id": "forged"])
         try trail.record(.lockout, userID: "mallory")
         store.close()
@@ -128,5 +132,19 @@ import Testing
         let result = try data.audit(["verify"])
         #expect(result.status == 1)
         #expect(result.stdout.contains("audit chain broken at event 3: missing event"), "\(result.stdout)")
+    }
+
+    /// Someone who can write to the database but lacks the master key rewrites the whole chain
+    /// with plain SHA-256 hashes: the keyed chain does not verify from its first event.
+    @Test func aChainRewrittenWithoutTheKeyDoesNotVerify() throws {
+        let data = try AuditedData()
+        try data.tamper("DELETE FROM audit_events")
+        let store = try SQLStore.openSQLite(path: data.databasePath)
+        let forger = AuditTrail(store: store, digester: SHA256SecretDigester(), clock: SystemClock())
+        try forger.record(.enrollment, userID: "mallory", details: ["workflow": "10"])
+        try forger.record(.keyRotation, userID: nil, details: ["key_id": "k9"])
+        store.close()
+        let result = try data.audit(["verify"])
+        #expect(result.status == 1 && result.stdout.contains("audit chain broken at event 1: hash mismatch"), "\(result.stdout)")
     }
 }

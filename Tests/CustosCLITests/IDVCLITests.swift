@@ -59,7 +59,7 @@ struct IDVCLITests {
         let after = try idv(["authenticate", "--frames", try frames(104...118), "--fps", "12"])
         #expect(after.status == 0 && after.stdout.contains("MATCHED"), "\(after.stdout) \(after.stderr)")
 
-        let audit = try CLI.run(["admin", "audit", "verify", "--data-dir", served.dataDir])
+        let audit = try CLI.run(["admin", "audit", "verify", "--dev", "--data-dir", served.dataDir])
         #expect(audit.status == 0, "\(audit.stdout) \(audit.stderr)")
         let listed = try CLI.run(["admin", "audit", "list", "--user", "dora", "--data-dir", served.dataDir])
         #expect(listed.stdout.contains("biometric.enrolled") && listed.stdout.contains("idv.verdict"))

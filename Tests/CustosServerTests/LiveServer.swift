@@ -87,7 +87,7 @@ struct LiveServer {
     static let masterKey = MasterKey.generate()
 
     static func audit(_ store: SQLStore, clock: any Clock = SystemClock()) -> AuditTrail {
-        AuditTrail(store: store, digester: SHA256SecretDigester(), clock: clock)
+        AuditTrail(store: store, digester: MasterKeyAuditDigester(masterKey: LiveServer.masterKey), clock: clock)
     }
 
     /// The same wiring as the executable, with a cheap Argon2id cost and a clock the test moves.

@@ -20,7 +20,8 @@ public final class AuditTrail: Sendable {
     /// The page size `verify()` reads the chain in.
     static let verifyPageSize = 500
 
-    /// `digester` must be SHA-256 (`digest(bytes:)`): stored hashes are checked with it.
+    /// `digester.digest(bytes:)` makes each event's hash: a keyed one (HMAC under a key derived
+    /// from the master key) in the server, so a chain rewritten without the key does not verify.
     public init(store: any AuditStore, digester: any SecretDigester, clock: any Clock) {
         self.store = store
         self.digester = digester
@@ -50,7 +51,7 @@ public final class AuditTrail: Sendable {
         }
     }
 
-    /// The hash `event` should carry: SHA-256 of `AuditCanonicalForm.bytes(of:)`.
+    /// The hash `event` should carry: the digester's (keyed) hash of `AuditCanonicalForm.bytes(of:)`.
     public func hash(of event: AuditEvent) -> Data {
         digester.digest(bytes: AuditCanonicalForm.bytes(of: event))
     }

@@ -1,21 +1,28 @@
 import CustosAPI
 import CustosCore
+import CustosCrypto
+import CustosServer
 import Foundation
 
 /// `custos admin audit verify|list`: straight against the database, like `admin apikey`, so
-/// the audit can be checked with no server running.
+/// the audit can be checked with no server running. Verifying needs the master key (the chain
+/// is keyed under it); listing does not.
 enum AdminAuditCommands {
     static let all: [Command] = [verify, list]
 
     static let verify = Command(spec: CommandSpec(
         path: "admin audit verify", summary: "Recompute the audit hash chain; name the first broken event.",
         options: [.value("expect-head", "SEQ:HASH", "a head printed by an earlier verify: that event must still have that hash")]
-            + DatabaseOptions.options)
+            + ServeCommand.settingOptions(keyedSettings))
     ) { arguments in
         let expected = try arguments.value("expect-head").map(parseHead)
-        let (result, found) = try withTrail(arguments) { trail in
-            (try trail.verify(), try expected.map { try trail.list(userID: nil, transactionID: nil, afterSequence: $0.sequence - 1, limit: 1).first })
-        }
+        let configuration = try ServeCommand.resolveConfiguration(arguments, settings: keyedSettings).configuration
+        let masterKey = try MasterKeyLoader.load(configuration)
+        let store = try MasterKeyLoader.openStore(configuration, checking: masterKey)
+        defer { store.close() }
+        let trail = ApplicationFactory.auditTrail(store: store, masterKey: masterKey)
+        let result = try trail.verify()
+        let found = try expected.map { try trail.list(userID: nil, transactionID: nil, afterSequence: $0.sequence - 1, limit: 1).first }
         if let broken = result.firstBreak {
             Console.out("audit chain broken at event \(broken.sequence): \(broken.reason); \(result.checked) events before it intact")
             return .failure
@@ -72,8 +79,12 @@ enum AdminAuditCommands {
         return .ok
     }
 
+    /// What `verify` reads: the database and the master key.
+    static let keyedSettings: [Setting] = DatabaseOptions.settings + [.dev, .masterKey, .masterKeyFile]
+
+    /// A trail for listing only: listing reads events and never hashes, so it needs no key.
     private static func withTrail<T>(_ arguments: ParsedArguments, _ body: (AuditTrail) throws -> T) throws -> T {
-        try DatabaseOptions.withStore(arguments) { try body(ApplicationFactory.auditTrail(store: $0)) }
+        try DatabaseOptions.withStore(arguments) { try body(AuditTrail(store: $0, digester: SHA256SecretDigester(), clock: SystemClock())) }
     }
 
     static func info(_ event: AuditEvent) -> AuditEventInfo {

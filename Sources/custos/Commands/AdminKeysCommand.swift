@@ -17,7 +17,7 @@ enum AdminKeysCommand {
         let store = try MasterKeyLoader.openStore(configuration, checking: masterKey)
         defer { store.close() }
         let vault = TemplateVault(store: store, cipher: MasterKeyTemplateCipher(masterKey: masterKey), random: SecureRandom())
-        let report = try vault.rotateKeys(audit: ApplicationFactory.auditTrail(store: store), now: Date())
+        let report = try vault.rotateKeys(audit: ApplicationFactory.auditTrail(store: store, masterKey: masterKey), now: Date())
         try ClientOptions.output(arguments, KeyRotationInfo(keyID: report.newKeyID, resealed: report.resealed, prunedKeys: report.prunedKeys)) {
             ["template key \(report.newKeyID) active; \(report.resealed) template(s) re-encrypted, \(report.prunedKeys) old key(s) retired"]
         }
@@ -40,7 +40,7 @@ enum AdminKeysCommand {
         let now = Date()
         let kid = try SigningKeyRing(store: store, masterKey: masterKey).rotate(now: now, publishFor: TimeInterval(publishFor),
                                                                               retainFor: TimeInterval(retainFor))
-        try ApplicationFactory.auditTrail(store: store).record(.keyRotation, userID: nil, details: ["signing_key_id": kid])
+        try ApplicationFactory.auditTrail(store: store, masterKey: masterKey).record(.keyRotation, userID: nil, details: ["signing_key_id": kid])
         let activates = now.addingTimeInterval(TimeInterval(publishFor))
         try ClientOptions.output(arguments, SigningRotationInfo(kid: kid, activatesAt: activates)) {
             ["signing key \(kid) published; it signs from \(iso(activates))"]

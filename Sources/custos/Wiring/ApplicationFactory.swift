@@ -14,7 +14,7 @@ enum ApplicationFactory {
         let clock = SystemClock()
         let hasher = Argon2id(cost: .init(iterations: configuration.argon2Iterations, memoryKiB: configuration.argon2MemoryKiB,
                                           parallelism: 1), random: random)
-        let audit = auditTrail(store: store)
+        let audit = auditTrail(store: store, masterKey: masterKey)
         let identity = try IdentityService(store: store, hasher: hasher, keys: P256DeviceKeyVerifier(), digester: digester,
                                            random: random, clock: clock, policy: configuration.identity, audit: audit)
         let apiKeys = APIKeyService(store: store, digester: digester, random: random, clock: clock)
@@ -41,8 +41,9 @@ enum ApplicationFactory {
         return ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv, signer: signer)
     }
 
-    static func auditTrail(store: SQLStore) -> AuditTrail {
-        AuditTrail(store: store, digester: SHA256SecretDigester(), clock: SystemClock())
+    /// The audit trail, its chain keyed under the master key.
+    static func auditTrail(store: SQLStore, masterKey: MasterKey) -> AuditTrail {
+        AuditTrail(store: store, digester: MasterKeyAuditDigester(masterKey: masterKey), clock: SystemClock())
     }
 
     /// API keys straight in the database (bootstrap: the first admin key needs no server).
