@@ -25,68 +25,79 @@ extension CustosClient {
     }
 
     /// Activates this device for the user with the one-time code: creates the device key,
-    /// sets the password, binds the device and opens a session. Emits `onUserLoggedIn`.
+    /// sets the password, binds the device and opens a session. Emits `onUserLoggedIn`, on
+    /// failure too (with the error, which the call also throws).
     ///
     /// The new key replaces the device's old one (if any) only once the server has accepted
     /// it: a wrong or expired code, or a network failure, leaves the old key usable.
     public func activate(userID: String, activationCode: String, password: String, deviceName: String) async throws -> AuthenticationResult {
-        let keyStore = try requireKeyStore()
-        let staging = account(userID) + "|activating"
-        let key = try keyStore.createKey(for: staging)
-        let result: AuthenticationResult
-        do {
-            result = try await transport.post("/v1/activate", ActivateRequest(
-                userID: userID, activationCode: activationCode, password: password, deviceName: deviceName, devicePublicKey: key.publicKey))
-        } catch {
-            try? keyStore.deleteKey(for: staging)
-            throw error
+        try await emitting(.onUserLoggedIn, { AuthenticationEvent(userID: userID, error: $0, response: $1) }) {
+            let keyStore = try requireKeyStore()
+            let staging = account(userID) + "|activating"
+            let key = try keyStore.createKey(for: staging)
+            let result: AuthenticationResult
+            do {
+                result = try await transport.post("/v1/activate", ActivateRequest(
+                    userID: userID, activationCode: activationCode, password: password, deviceName: deviceName, devicePublicKey: key.publicKey))
+            } catch {
+                try? keyStore.deleteKey(for: staging)
+                throw error
+            }
+            if StatusCode.isSuccess(result.statusCode) {
+                try keyStore.moveKey(from: staging, to: account(userID))
+            } else {
+                try? keyStore.deleteKey(for: staging)
+            }
+            adopt(result)
+            return result
         }
-        if StatusCode.isSuccess(result.statusCode) {
-            try keyStore.moveKey(from: staging, to: account(userID))
-        } else {
-            try? keyStore.deleteKey(for: staging)
-        }
-        adopt(result)
-        events.emit(.onUserLoggedIn, result)
-        return result
     }
 
     /// Logs in with this device's key (and the password when the server asks for it): asks
     /// for a nonce, signs it, and sends both. Check the result's `statusCode`: 100 success,
-    /// 110 password expired (change it with `passwordChangeToken`), 153 attempts exhausted,
-    /// 401 credentials not accepted (`attemptsLeft` says how many remain). Emits `onUserLoggedIn`.
+    /// 110 password expired (change it with `passwordChangeToken`), 153 attempts exhausted
+    /// (also `onUserLoggedOff`), 401 credentials not accepted (`attemptsLeft` says how many
+    /// remain). Emits `onUserLoggedIn`, on failure too.
     public func login(userID: String, deviceID: String, password: String?) async throws -> AuthenticationResult {
-        guard let key = try requireKeyStore().key(for: account(userID)) else {
-            throw CustosError.invalidConfiguration("this device has no key for \(userID); activate it first")
+        try await emitting(.onUserLoggedIn, { AuthenticationEvent(userID: userID, error: $0, response: $1) }) {
+            guard let key = try requireKeyStore().key(for: account(userID)) else {
+                throw CustosError.invalidConfiguration("this device has no key for \(userID); activate it first")
+            }
+            let challenge: LoginChallenge = try await transport.post("/v1/login/challenge",
+                                                                     LoginChallengeRequest(userID: userID, deviceID: deviceID))
+            let signature = try key.sign(Data(challenge.nonce.utf8)).base64URLEncodedString
+            let result: AuthenticationResult = try await transport.post("/v1/login", LoginRequest(
+                userID: userID, deviceID: deviceID, nonce: challenge.nonce, signature: signature, password: password))
+            adopt(result)
+            return result
         }
-        let challenge: LoginChallenge = try await transport.post("/v1/login/challenge",
-                                                                 LoginChallengeRequest(userID: userID, deviceID: deviceID))
-        let signature = try key.sign(Data(challenge.nonce.utf8)).base64URLEncodedString
-        let result: AuthenticationResult = try await transport.post("/v1/login", LoginRequest(
-            userID: userID, deviceID: deviceID, nonce: challenge.nonce, signature: signature, password: password))
-        adopt(result)
-        events.emit(.onUserLoggedIn, result)
-        return result
     }
 
     /// Changes the password: within a session, or with the `passwordChangeToken` of a 110
-    /// answer. Emits `onPasswordChanged`.
+    /// answer. Emits `onPasswordChanged`, on failure too.
     public func changePassword(userID: String, oldPassword: String, newPassword: String,
                                passwordChangeToken: String? = nil) async throws -> AuthenticationResult {
         let bearer = passwordChangeToken == nil ? session.sessionToken : nil
-        let result: AuthenticationResult = try await transport.post("/v1/password/change", ChangePasswordRequest(
-            userID: userID, oldPassword: oldPassword, newPassword: newPassword, passwordChangeToken: passwordChangeToken), bearer: bearer)
-        events.emit(.onPasswordChanged, result)
-        return result
+        return try await emitting(.onPasswordChanged, { AuthenticationEvent(userID: userID, error: $0, response: $1) }) {
+            try await transport.post("/v1/password/change", ChangePasswordRequest(
+                userID: userID, oldPassword: oldPassword, newPassword: newPassword, passwordChangeToken: passwordChangeToken), bearer: bearer)
+        }
     }
 
-    /// Ends the current session on the server and forgets it. Emits `onUserLoggedOff`.
+    /// Ends the current session on the server and forgets it. Emits `onUserLoggedOff` with
+    /// status 100; when the server cannot be told, with the error instead (which the call
+    /// also throws), and the session is kept so the app can try again. Without a session
+    /// there is nothing to end: no request, no event.
     public func logout() async throws {
         let current = session
         guard let token = current.sessionToken else { return }
-        try await transport.sendExpectingNoContent(method: "POST", path: "/v1/logout", bearer: token)
-        state.withLock { $0.sessionToken = nil }
-        events.emit(.onUserLoggedOff, LogoffInfo(userID: current.userID ?? ""))
+        let userID = current.userID ?? ""
+        try await emitting(.onUserLoggedOff, { error, _ in
+            LogoffInfo(userID: userID, statusCode: error == nil ? StatusCode.success : nil, error: error)
+        }) {
+            try await transport.sendExpectingNoContent(method: "POST", path: "/v1/logout", bearer: token)
+            state.withLock { $0.sessionToken = nil }
+        }
     }
 
     /// The signed-in user's sessions.

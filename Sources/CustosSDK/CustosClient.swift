@@ -24,14 +24,21 @@ public final class CustosClient: Sendable {
         public var eventQueue: DispatchQueue
         /// The camera for selfie workflows (each call may pass another).
         public var frameSource: (any FrameSource)?
+        /// How long a selfie workflow waits for the app's answer to
+        /// `getIDVSelfieProcessStartConfirmation` (seconds). Unanswered, the workflow is
+        /// cancelled on the server and ends with error 240, so a screen that was dismissed
+        /// without answering leaves no transaction open and no caller waiting for ever.
+        public var startConfirmationTimeout: TimeInterval
 
         public init(serverURL: URL, timeout: TimeInterval = 30, keyStore: (any DeviceKeyStore)? = nil,
-                    eventQueue: DispatchQueue = EventHub.defaultQueue, frameSource: (any FrameSource)? = nil) {
+                    eventQueue: DispatchQueue = EventHub.defaultQueue, frameSource: (any FrameSource)? = nil,
+                    startConfirmationTimeout: TimeInterval = 60) {
             self.serverURL = serverURL
             self.timeout = timeout
             self.keyStore = keyStore
             self.eventQueue = eventQueue
             self.frameSource = frameSource
+            self.startConfirmationTimeout = startConfirmationTimeout
         }
     }
 
@@ -47,8 +54,10 @@ public final class CustosClient: Sendable {
             throw CustosError.invalidConfiguration("serverURL must be an http or https URL")
         }
         self.configuration = configuration
-        transport = HTTPTransport(baseURL: configuration.serverURL, timeout: configuration.timeout)
+        let observer = AnswerObserver()
+        transport = HTTPTransport(baseURL: configuration.serverURL, timeout: configuration.timeout, observer: observer)
         events = EventHub(queue: configuration.eventQueue)
+        observer.install { [weak self] status in self?.answered(status) }
     }
 
     /// `GET /healthz`: whether the server process is alive, and its version.

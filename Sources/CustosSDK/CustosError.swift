@@ -1,15 +1,39 @@
-/// Every failure the SDK reports: a stable `code` and a human `message`.
+import CustosAPI
+
+/// Every failure the SDK reports: a stable `code`, a human `message`, and the contract's
+/// numeric `longErrorCode`, which is never 0, so the seed's `if error.longErrorCode != 0`
+/// check holds for every error the SDK throws or puts in an event.
 ///
 /// A struct over a private kind, so new kinds of failure break no one's `switch`: compare
-/// with the static members (`error == .transportFailed`) or read `code`. Server errors carry
-/// the server's code (`database_unavailable`, `not_found`, …) and its HTTP status.
+/// with the static members (`error == .userCancelled`), or read `code` or `longErrorCode`.
+/// Server errors carry the server's code (`database_unavailable`, `not_found`, …) and its
+/// HTTP status.
+///
+/// `longErrorCode`, fixed per kind so apps can switch on it:
+///
+/// | longErrorCode | code | when |
+/// | --- | --- | --- |
+/// | 240 | `user_cancelled` | the user (or the app) declined or abandoned the selfie: the start confirmation answered `false`, left unanswered past `startConfirmationTimeout`, the awaiting task cancelled, or `FrameSource.capture` threw |
+/// | 131 | `local_authentication_cancelled` | the device's local authentication (biometrics unlocking the device key) was cancelled |
+/// | 110, 153, … | the server's code | an error answer whose body carries a contract `status_code` (110 password expired, 153 attempts exhausted): that status |
+/// | 300–599 | the server's code, else `http_<status>` | any other error answer: its HTTP status itself |
+/// | 901 | `transport_failed` | the server could not be reached (refused, timed out, DNS, TLS) |
+/// | 902 | `invalid_response` | the server answered something that is not the expected JSON |
+/// | 903 | `invalid_configuration` | the app's setup is wrong (URL, no key store or frame source, unreadable key, frames that cannot fit the challenge) |
+/// | 904 | `component_failed` | an app-supplied component (a `DeviceKeyStore`, a device key) threw an error of its own; `message` describes it |
+///
+/// Codes 900 and up are the SDK's own, chosen above every HTTP status and contract status so
+/// they can never be mistaken for an answer from the server.
 public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
     private enum Kind: Hashable, Sendable {
         case transport
         case invalidResponse
-        case server(status: Int)
+        /// `contractStatus`: the `status_code` the error answer's body carries, if any.
+        case server(status: Int, contractStatus: Int?)
         case invalidConfiguration
         case userCancelled
+        case localAuthenticationCancelled
+        case componentFailed
     }
 
     private let kind: Kind
@@ -20,8 +44,21 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
 
     /// The HTTP status of a server error, nil for failures that never reached the server.
     public var httpStatus: Int? {
-        if case .server(let status) = kind { return status }
+        if case .server(let status, _) = kind { return status }
         return nil
+    }
+
+    /// The contract's numeric error code (see the table above); never 0.
+    public var longErrorCode: Int {
+        switch kind {
+        case .userCancelled: 240
+        case .localAuthenticationCancelled: 131
+        case .server(let status, let contractStatus): contractStatus ?? status
+        case .transport: 901
+        case .invalidResponse: 902
+        case .invalidConfiguration: 903
+        case .componentFailed: 904
+        }
     }
 
     public var description: String { "\(code): \(message)" }
@@ -32,24 +69,51 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
     static func invalidResponse(_ message: String) -> CustosError {
         CustosError(kind: .invalidResponse, code: "invalid_response", message: message)
     }
-    static func server(status: Int, code: String, message: String) -> CustosError {
-        CustosError(kind: .server(status: status), code: code, message: message)
+    /// An error answer. A `contractStatus` that reads as success (or is not positive) is
+    /// ignored, so `longErrorCode` stays non-zero and an error never looks like a success.
+    static func server(status: Int, code: String, message: String, contractStatus: Int? = nil) -> CustosError {
+        let contract = contractStatus.flatMap { $0 > 0 && !StatusCode.isSuccess($0) ? $0 : nil }
+        return CustosError(kind: .server(status: status, contractStatus: contract), code: code, message: message)
     }
     static func invalidConfiguration(_ message: String) -> CustosError {
         CustosError(kind: .invalidConfiguration, code: "invalid_configuration", message: message)
+    }
+    /// A 240 with a message that says how the selfie was abandoned (equal to `userCancelled`).
+    static func cancelled(_ message: String) -> CustosError {
+        CustosError(kind: .userCancelled, code: "user_cancelled", message: message)
+    }
+
+    /// Any error as the SDK reports it: a `CustosError` as it is; anything else thrown by an
+    /// app-supplied component becomes `component_failed` (904) with its description.
+    init(_ error: any Error) {
+        if let error = error as? CustosError {
+            self = error
+        } else {
+            self.init(kind: .componentFailed, code: "component_failed", message: String(describing: error))
+        }
+    }
+
+    private init(kind: Kind, code: String, message: String) {
+        self.kind = kind
+        self.code = code
+        self.message = message
     }
 
     /// The user declined or cancelled the selfie process (the contract's error 240).
     public static let userCancelled = CustosError(kind: .userCancelled, code: "user_cancelled",
                                                   message: "The user cancelled the selfie process.")
 
-    /// The contract's numeric error code: 240 for `userCancelled`, 0 otherwise.
-    public var longErrorCode: Int { kind == .userCancelled ? 240 : 0 }
+    /// The device's local authentication (the platform biometrics that unlock the device key)
+    /// was cancelled (the contract's error 131).
+    public static let localAuthenticationCancelled = CustosError(kind: .localAuthenticationCancelled,
+                                                                 code: "local_authentication_cancelled",
+                                                                 message: "The local device authentication was cancelled.")
 
     /// The server could not be reached (connection refused, timeout, DNS).
     public static let transportFailed = CustosError(kind: .transport, code: "transport_failed", message: "")
 
-    /// Errors are equal when their kind and code are; messages are for people.
+    /// Errors are equal when their kind and code are; messages are for people (and a server
+    /// error's statuses follow from its code).
     public static func == (a: CustosError, b: CustosError) -> Bool {
         switch (a.kind, b.kind) {
         case (.server, .server): a.code == b.code

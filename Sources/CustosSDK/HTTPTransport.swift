@@ -9,6 +9,9 @@ import FoundationNetworking
 struct HTTPTransport: Sendable {
     let baseURL: URL
     let timeout: TimeInterval
+    /// Sees the contract status of every answer (the app client's lockout handling); nil for
+    /// clients without a session.
+    var observer: AnswerObserver? = nil
 
     func get<T: Decodable>(_ path: String, bearer: String? = nil) async throws -> T {
         try decode(try await send(method: "GET", path: path, body: nil, bearer: bearer), "GET", path)
@@ -49,12 +52,18 @@ struct HTTPTransport: Sendable {
         guard let http = response as? HTTPURLResponse else {
             throw CustosError.invalidResponse("not an HTTP response")
         }
+        observer?.observe(data)
         guard (200..<300).contains(http.statusCode) else {
+            // An error answer's body may carry a contract status (153, 110): it becomes the
+            // error's `longErrorCode` in place of the HTTP status.
+            let contractStatus = AnsweredStatus(data)?.statusCode
             if let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: data) {
-                throw CustosError.server(status: http.statusCode, code: envelope.error.code, message: envelope.error.message)
+                throw CustosError.server(status: http.statusCode, code: envelope.error.code, message: envelope.error.message,
+                                         contractStatus: contractStatus)
             }
             throw CustosError.server(status: http.statusCode, code: "http_\(http.statusCode)",
-                                     message: HTTPURLResponse.localizedString(forStatusCode: http.statusCode))
+                                     message: HTTPURLResponse.localizedString(forStatusCode: http.statusCode),
+                                     contractStatus: contractStatus)
         }
         return data
     }

@@ -46,6 +46,12 @@ struct IDVCLITests {
         let result = try WireJSON.decoder().decode(IDVResultResponse.self, from: Data(matched.stdout.utf8))
         #expect(result.biometricResult?.displayText == "MATCHED" && result.idvAuditInfo.reason == "CLI payment" && result.attemptsLeft == 5)
 
+        // Declining the start: the 240 path, no attempt used, no frames needed.
+        let declined = try idv(["authenticate", "--decline", "--reason", "Not now"])
+        #expect(declined.status == 8 && declined.stdout.contains("error 240 (user_cancelled)") && declined.stdout.contains("cancelled (240)"),
+                "\(declined.stdout) \(declined.stderr)")
+        #expect(try idv(["status"]).stdout.contains("5 attempts left"))
+
         let photo = try idv(["authenticate", "--frames", try frames(60...70, repeating: true), "--fps", "12"])
         #expect(photo.status == 4 && photo.stdout.contains("LIVENESS_FAILED") && photo.stdout.contains("4 attempts left"), "\(photo.stdout)")
 

@@ -5,12 +5,22 @@ import Glibc
 import Darwin
 #endif
 
-/// An HTTP server on 127.0.0.1 that gives every request the same canned answer, for SDK
-/// tests that need a server's reply (an error envelope, a result) without a real server.
+/// An HTTP server on 127.0.0.1 that gives canned answers, for SDK tests that need a server's
+/// reply (an error envelope, a result, a multi-step workflow) without a real server.
 final class StubHTTPServer: @unchecked Sendable {
+    /// A canned answer.
+    struct Answer: Sendable {
+        let status: Int
+        let body: Data
+        init(_ status: Int, _ body: Data) {
+            self.status = status
+            self.body = body
+        }
+    }
+
     let port: UInt16
     private let listener: Int32
-    private let response: Data
+    private let route: @Sendable (_ method: String, _ path: String) -> Answer
     private let requests = RequestLog()
 
     /// The server's base URL.
@@ -18,10 +28,15 @@ final class StubHTTPServer: @unchecked Sendable {
     /// The request lines received so far (`POST /v1/activate HTTP/1.1`).
     var requestLines: [String] { requests.all }
 
-    init(status: Int, body: Data) throws {
-        var head = "HTTP/1.1 \(status) Stub\r\nContent-Type: application/json\r\n"
-        head += "Content-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-        response = Data(head.utf8) + body
+    /// The same answer to every request.
+    convenience init(status: Int, body: Data) throws {
+        let answer = Answer(status, body)
+        try self.init { _, _ in answer }
+    }
+
+    /// The answer `route` picks by method and path (`POST`, `/v1/idv/transactions/t1/cancel`).
+    init(route: @escaping @Sendable (_ method: String, _ path: String) -> Answer) throws {
+        self.route = route
         #if canImport(Glibc)
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -59,7 +74,13 @@ final class StubHTTPServer: @unchecked Sendable {
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
-            if let line = readRequest(connection) { requests.append(line) }
+            let line = readRequest(connection)
+            if let line { requests.append(line) }
+            let parts = (line ?? "").split(separator: " ").map(String.init)
+            let answer = parts.count >= 2 ? route(parts[0], parts[1]) : Answer(400, Data())
+            var head = "HTTP/1.1 \(answer.status) Stub\r\nContent-Type: application/json\r\n"
+            head += "Content-Length: \(answer.body.count)\r\nConnection: close\r\n\r\n"
+            let response = Data(head.utf8) + answer.body
             // MSG_NOSIGNAL: a client that already hung up must not kill the test process.
             #if canImport(Glibc)
             response.withUnsafeBytes { _ = send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -9,17 +9,28 @@ public struct IDVSelfieStartRequest: Sendable, Equatable {
 }
 
 /// A selfie workflow's result in the contract's three tiers: `error` (240 when the user
-/// declined or cancelled; transport and server failures), then `response.statusCode`
-/// (100, 600, 153), then the detail (`biometricResult.displayText`, `idvAuditInfo`).
-public struct IDVResultEvent: Sendable {
+/// declined, left the start confirmation unanswered or abandoned the capture; transport and
+/// server failures), then `response.statusCode` (100, 600, 153, 240), then the detail
+/// (`biometricResult.displayText`, `idvAuditInfo`). A cancelled workflow carries both the
+/// 240 error and, when the server confirmed the cancel, its answer.
+public struct IDVResultEvent: Sendable, Equatable {
     public let userID: String
     public let error: CustosError?
     public let response: IDVResultResponse?
 }
 
-extension CustosEvent where Payload == TemplateStatusResponse {
-    /// The answer to `checkIDVUserBiometricTemplateStatus()`: 100 template exists, 600 none.
-    public static var onIDVCheckUserBiometricTemplateStatus: CustosEvent<TemplateStatusResponse> {
+/// The template status check's result in the same three tiers: `error` (the check failed:
+/// transport, server, session), then `response.statusCode` (100 template exists, 600 none),
+/// then the detail (`attemptsLeft`).
+public struct TemplateStatusEvent: Sendable, Equatable {
+    public let userID: String
+    public let error: CustosError?
+    public let response: TemplateStatusResponse?
+}
+
+extension CustosEvent where Payload == TemplateStatusEvent {
+    /// The answer to `checkIDVUserBiometricTemplateStatus()`, or its failure.
+    public static var onIDVCheckUserBiometricTemplateStatus: CustosEvent<TemplateStatusEvent> {
         CustosEvent("onIDVCheckUserBiometricTemplateStatus")
     }
 }

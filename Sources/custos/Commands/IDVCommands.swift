@@ -34,9 +34,9 @@ enum IDVCommands {
         let source = try frameSource(arguments)
         let consent = arguments.value("consent-version") ?? "v1"
         let reason = arguments.value("reason")
-        return try report(arguments, try callServer {
+        return try runWorkflow(arguments, client, .onIDVBiometricOptInResult) {
             try await client.initiateIDVBiometricOptIn(consentVersion: consent, reason: reason, frameSource: source)
-        })
+        }
     }
 
     static let kyc = Command(spec: CommandSpec(
@@ -49,21 +49,40 @@ enum IDVCommands {
         let client = try signedInClient(arguments)
         let source = try frameSource(arguments)
         let consent = arguments.value("consent-version") ?? "v1"
-        return try report(arguments, try callServer {
+        return try runWorkflow(arguments, client, .onActivatedCustomerKYCResponse) {
             try await client.initiateActivatedCustomerKYC(documentImage: document, consentVersion: consent, frameSource: source)
-        })
+        }
     }
 
     static let authenticate = Command(spec: CommandSpec(
         path: "idv authenticate", summary: "Server biometric authentication (workflow 8): a live selfie against the stored template.",
-        options: framesOptions + [.value("reason", "TEXT", "why (default 'Server Biometric Authentication')"), ClientOptions.profile, ClientOptions.json])
+        options: framesOptions + [
+            .value("reason", "TEXT", "why (default 'Server Biometric Authentication')"),
+            .flag("decline", "answer the start confirmation with no: the workflow ends with error 240 (exit 8), no attempt used, no --frames needed"),
+            ClientOptions.profile, ClientOptions.json,
+        ])
     ) { arguments in
         let client = try signedInClient(arguments)
-        let source = try frameSource(arguments)
         let reason = arguments.value("reason") ?? "Server Biometric Authentication"
-        return try report(arguments, try callServer {
+        let declining = arguments.has("decline")
+        // Declined, the camera never opens: without --frames it is one that would only cancel.
+        let source: any FrameSource
+        if declining && arguments.value("frames") == nil {
+            source = UnusedCamera()
+        } else {
+            source = try frameSource(arguments)
+        }
+        // The seed's close button: the app answers the start confirmation with false.
+        var decline: HandlerToken?
+        if declining {
+            decline = client.events.on(.getIDVSelfieProcessStartConfirmation) { request in
+                client.setIDVSelfieProcessStartConfirmation(false, workflow: request.workflow)
+            }
+        }
+        defer { decline?.remove() }
+        return try runWorkflow(arguments, client, .onIDVServerBiometricAuthenticationResult) {
             try await client.initiateIDVServerBiometricAuthentication(reason: reason, frameSource: source)
-        })
+        }
     }
 
     static let optOut = Command(spec: CommandSpec(
@@ -75,9 +94,16 @@ enum IDVCommands {
         return status.result ? .ok : .noTemplate
     }
 
+    /// The profile's client, with its events on a queue of their own: the command blocks the
+    /// main thread while it waits for the server (`callServer`), so events on main (the
+    /// default on Apple platforms) would never arrive.
     private static func signedInClient(_ arguments: ParsedArguments) throws -> CustosClient {
-        let (profile, _, client) = try Profile.open(arguments)
+        let (profile, _, opened) = try Profile.open(arguments)
         guard profile.sessionToken != nil else { throw UsageError("not logged in; run 'custos login' first") }
+        var configuration = opened.configuration
+        configuration.eventQueue = DispatchQueue(label: "custos.cli.events")
+        let client = try CustosClient(configuration: configuration)
+        client.restore(opened.session)
         return client
     }
 
@@ -89,6 +115,29 @@ enum IDVCommands {
         }
         let fps = try arguments.framesPerSecond("fps") ?? 10
         return FolderFrameSource(directory: URL(fileURLWithPath: path), framesPerSecond: fps, pace: !arguments.has("no-pace"))
+    }
+
+    /// Runs a selfie workflow and prints its result event's first tier, the error (240 with how
+    /// the selfie was abandoned: declined, unanswered, a capture that failed), before the
+    /// result. A cancel the server never confirmed has no result: the error alone, exit 8.
+    private static func runWorkflow(_ arguments: ParsedArguments, _ client: CustosClient, _ event: CustosEvent<IDVResultEvent>,
+                                    _ work: @escaping @Sendable () async throws -> IDVResultResponse) throws -> ExitCode {
+        let seen = LockedBox<IDVResultEvent?>(nil)
+        let token = client.events.on(event) { seen.set($0) }
+        defer { token.remove() }
+        let result: IDVResultResponse
+        do {
+            result = try callServer(work)
+        } catch let error as CustosError where error == .userCancelled {
+            let line = "error \(error.longErrorCode) (\(error.code)): \(error.message)"
+            if arguments.has("json") { Console.error(line) } else { Console.out(line) }
+            return .cancelled
+        }
+        client.events.queue.sync {}   // the client's own queue (see signedInClient): the event has arrived
+        if !arguments.has("json"), let error = seen.get()?.error {
+            Console.out("error \(error.longErrorCode) (\(error.code)): \(error.message)")
+        }
+        return try report(arguments, result)
     }
 
     /// Prints the result and maps it to the exit code: 0 matched/enrolled, 4 not matched or
@@ -117,4 +166,10 @@ enum IDVCommands {
         default: return result.idvAuditInfo.status == "SUCCESS" ? .ok : .rejected
         }
     }
+}
+
+/// The camera of a declined workflow, which never opens: the start is refused before any
+/// challenge, so `capture` is not called (were it, the capture would be abandoned: 240).
+private struct UnusedCamera: FrameSource {
+    func capture(_ request: CaptureRequest) async throws -> [CapturedImage] { throw CustosError.userCancelled }
 }
