@@ -9,8 +9,9 @@ enum KeyRoutes {
         router.get("/.well-known/jwks.json") { _ in
             guard let signer else { throw HTTPError(status: 404, code: "not_found", message: "This server signs nothing.") }
             var response = Response.json(raw: try signer.publicKeySet(now: clock.now()))
-            // Verifiers may cache the set briefly; new keys are published before they sign.
-            response.headers.set("Cache-Control", "public, max-age=300")
+            // Verifiers may cache the set for a minute: new keys are published at least that long
+            // before they sign (`rotate-signing --publish-for`, 60 s by default).
+            response.headers.set("Cache-Control", "public, max-age=60")
             return response
         }
     }

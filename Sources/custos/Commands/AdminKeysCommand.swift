@@ -27,7 +27,7 @@ enum AdminKeysCommand {
     static let rotateSigning = Command(spec: CommandSpec(
         path: "admin keys rotate-signing",
         summary: "Add a new signing key: published at once, signing after --publish-for; older keys stay published for --retain-for more.",
-        options: [ClientOptions.json, .value("publish-for", "SECONDS", "publish the new key this long before it signs (default 60)"),
+        options: [ClientOptions.json, .value("publish-for", "SECONDS", "publish the new key this long before it signs: at least the JWKS cache time, 60 s (default 60)"),
                   .value("retain-for", "SECONDS", "keep older keys published this long after (default 86400)")]
             + ServeCommand.settingOptions(settings))
     ) { arguments in
