@@ -60,6 +60,8 @@ public final class HTTPServer: Sendable {
             MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue,
             Int(configuration.maxURLBytes + configuration.maxHeaderBytes + 16 * 1024),
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
+            // The path is what it says: no %00 or control character decodes into it (StrictUnescape).
+            MHD_OPTION.UNESCAPE_CALLBACK.rawValue, unsafeBitCast(StrictUnescape.callback, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.END.rawValue,
         ]
         let daemon = withVaList(options) { arguments in
@@ -206,6 +208,10 @@ extension HTTPServer {
     }
 
     private func checkLimits(path: String, query: HTTPHeaders, headers: HTTPHeaders) -> HTTPError? {
+        if StrictUnescape.wasRejected(path) || query.contains(where: { StrictUnescape.wasRejected($0.name) || StrictUnescape.wasRejected($0.value) }) {
+            return HTTPError(status: 400, code: "invalid_path",
+                             message: "The request path or query holds a NUL, a control character or a malformed percent-escape.")
+        }
         let urlBytes = path.utf8.count + query.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 }
         if urlBytes > configuration.maxURLBytes {
             return HTTPError(status: 414, code: "uri_too_long", message: "The request URI exceeds \(configuration.maxURLBytes) bytes.")

@@ -259,3 +259,23 @@ private final class ReplyBox: @unchecked Sendable {
     func set(_ result: Result<RawHTTPClient.Reply, any Error>) { lock.withLock { value = result } }
     func get() throws -> Result<RawHTTPClient.Reply, any Error>? { lock.withLock { value } }
 }
+
+/// The path is what it says: a decoded NUL, a control character or a malformed escape is a
+/// 400, never a shorter path that reaches another route.
+@Suite struct StrictPathTests {
+    @Test func nulControlAndMalformedEscapesAreRefused() throws {
+        let server = try TestServer { router in
+            router.get("/users/{id}") { request in .text("user " + (try request.parameter("id"))) }
+            router.get("/users/{id}/devices") { request in .text("devices of " + (try request.parameter("id"))) }
+        }
+        defer { server.stop() }
+        for path in ["/users/alice%00zzz/devices", "/users/victim%00", "/users/a%0Ab", "/users/a%zz", "/users/a%4", "/users/a%7F",
+                     "/users/alice/devices?x=%00", "/users/alice?%01=y"] {
+            let reply = try server.client().request("GET", path)
+            #expect(reply.status == 400 && reply.errorCode == "invalid_path", "\(path): \(reply.status)")
+            #expect(reply.headers["x-request-id"] != nil)
+        }
+        let fine = try server.client().request("GET", "/users/al%69ce%20b/devices?x=%C3%A9")
+        #expect(fine.status == 200 && String(decoding: fine.body, as: UTF8.self) == "devices of alice b")
+    }
+}

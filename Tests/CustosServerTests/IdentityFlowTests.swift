@@ -472,3 +472,25 @@ struct RawAPI {
         return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
     }
 }
+
+/// A decoded NUL once cut the path short: `DELETE /v1/users/victim%00/devices/abc` deleted the
+/// user `victim`, and `GET /v1/users/alice%00zzz/devices` returned alice's devices.
+@Suite struct PathInjectionTests {
+    @Test(arguments: StoreKind.available)
+    func nulInThePathChangesAndReturnsNothing(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (_, userID, _) = try await IdentityFlowTests.activatedUser(live)
+        let (_, rpKey) = try live.apiKeys.create(scope: .rp, label: "rp")
+        for (method, path) in [("DELETE", "/v1/users/\(userID)%00/devices/abc"), ("GET", "/v1/users/\(userID)%00zzz/devices")] {
+            var request = URLRequest(url: URL(string: live.baseURL.absoluteString + path)!)
+            request.httpMethod = method
+            request.setValue("Bearer \(rpKey)", forHTTPHeaderField: "Authorization")
+            let (data, response) = try await URLSession.shared.data(for: request)
+            #expect((response as? HTTPURLResponse)?.statusCode == 400, "\(method) \(path)")
+            #expect(try JSONDecoder().decode(ErrorEnvelope.self, from: data).error.code == "invalid_path")
+        }
+        #expect(try await live.admin().user(userID).userID == userID)
+        #expect(try await live.admin().devices(userID).count == 1)
+    }
+}
