@@ -74,21 +74,27 @@ final class StubHTTPServer: @unchecked Sendable {
         while true {
             let connection = accept(listener, nil, nil)
             guard connection >= 0 else { return }
-            let line = readRequest(connection)
-            if let line { requests.append(line) }
-            let parts = (line ?? "").split(separator: " ").map(String.init)
-            let answer = parts.count >= 2 ? route(parts[0], parts[1]) : Answer(400, Data())
-            var head = "HTTP/1.1 \(answer.status) Stub\r\nContent-Type: application/json\r\n"
-            head += "Content-Length: \(answer.body.count)\r\nConnection: close\r\n\r\n"
-            let response = Data(head.utf8) + answer.body
-            // MSG_NOSIGNAL: a client that already hung up must not kill the test process.
-            #if canImport(Glibc)
-            response.withUnsafeBytes { _ = send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            #else
-            response.withUnsafeBytes { _ = send(connection, $0.baseAddress, $0.count, 0) }
-            #endif
-            close(connection)
+            // One thread per connection: a connection the client opened and left idle (or whose
+            // body is slow to come) must not hold up the requests behind it.
+            Thread.detachNewThread { [self] in answer(connection) }
         }
+    }
+
+    private func answer(_ connection: Int32) {
+        let line = readRequest(connection)
+        if let line { requests.append(line) }
+        let parts = (line ?? "").split(separator: " ").map(String.init)
+        let answer = parts.count >= 2 ? route(parts[0], parts[1]) : Answer(400, Data())
+        var head = "HTTP/1.1 \(answer.status) Stub\r\nContent-Type: application/json\r\n"
+        head += "Content-Length: \(answer.body.count)\r\nConnection: close\r\n\r\n"
+        let response = Data(head.utf8) + answer.body
+        // MSG_NOSIGNAL: a client that already hung up must not kill the test process.
+        #if canImport(Glibc)
+        response.withUnsafeBytes { _ = send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        #else
+        response.withUnsafeBytes { _ = send(connection, $0.baseAddress, $0.count, 0) }
+        #endif
+        close(connection)
     }
 
     /// Reads the head and the body (by `Content-Length`); returns the request line.

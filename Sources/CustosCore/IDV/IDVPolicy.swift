@@ -17,6 +17,9 @@ public struct IDVPolicy: Sendable, Hashable {
     /// Largest selfie frame, pixels (width x height, read from the header before decoding):
     /// a frame is a camera picture, and a 4880 x 4880 one costs 70 MiB to decode.
     public var maximumFramePixels = 2_000_000
+    /// Frames of a take where HOG found no face that get a second look by the CNN detector
+    /// (when its model is loaded); the KYC document always gets one.
+    public var cnnFallbackFrames = 2
     /// Faces described in a KYC document image at most (the largest is the portrait).
     public var maximumDocumentFaces = 4
     /// How many of the best frames go into a template (and into the live probe).

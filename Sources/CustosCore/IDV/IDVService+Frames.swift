@@ -137,11 +137,12 @@ extension IDVService {
             return try failedAttempt(userID: transaction.userID, IDVResult(status: .success, decision: .livenessFailed,
                                                                            livenessFailure: verdict.failure, attemptsLeft: 0))
         }
-        let portraits: [Face]
+        var portraits: [Face]
         do {
             var options = FaceOptions.thorough
             options.maxFaces = policy.maximumDocumentFaces
             portraits = try faces.analyze(document, options: options)
+            if portraits.isEmpty { portraits = cnnFallback(document, options: options) ?? [] }
         } catch {
             throw IDVError.imageUnreadable(what: "document image", code: error.code.rawValue)
         }
@@ -190,7 +191,17 @@ extension IDVService {
         }
     }
 
-    /// Face analysis of every frame, spread over the engine's workers.
+    /// The faces the CNN detector finds where HOG found none (a turned or dim face); nil when
+    /// the CNN model is not loaded or the image fails again.
+    func cnnFallback(_ image: Data, options: FaceOptions) -> [Face]? {
+        var cnn = options
+        cnn.detector = .cnn
+        return try? faces.analyze(image, options: cnn)
+    }
+
+    /// Face analysis of every frame, spread over the engine's workers; frames where HOG finds
+    /// no face get a second look by the CNN detector, at most `cnnFallbackFrames` per take (the
+    /// CNN costs a few hundred milliseconds a frame, so a take of empty frames cannot buy many).
     private func analyse(_ frames: [CapturedFrame], digests: [Data]) throws -> [LivenessFrame] {
         let outcomes = ParallelMap.map(frames, threads: frames.count) {
             [faces, policy] frame -> Result<(faces: [Face], fingerprint: FrameFingerprint?), FaceError> in
@@ -200,9 +211,14 @@ extension IDVService {
                 return .failure(error)
             }
         }
+        var fallbacks = policy.cnnFallbackFrames
         return try zip(frames, outcomes).enumerated().map { index, pair in
             switch pair.1 {
-            case .success(let found):
+            case .success(var found):
+                if found.faces.isEmpty, fallbacks > 0 {
+                    fallbacks -= 1
+                    found.faces = cnnFallback(pair.0.jpeg, options: policy.frameOptions) ?? []
+                }
                 return LivenessFrame(capturedAtMilliseconds: pair.0.capturedAtMilliseconds, digest: digests[index], faces: found.faces,
                                      fingerprint: found.fingerprint)
             case .failure(let error):

@@ -31,12 +31,14 @@ enum EvalLivenessCommand {
         let data = try LivenessDataSet(directory: directory)
         // The server's analysis of liveness frames.
         let options = IDVPolicy().frameOptions
-        let engine = try FaceCommandSupport.engine(arguments, poolSize: threads, options: options)
+        // With the CNN detector: the server gives frames where HOG finds no face a second look.
+        let engine = try FaceCommandSupport.engine(arguments, poolSize: threads, options: options, loadCNN: true)
         guard engine.has68PointLandmarks else {
             throw FaceError(.modelUnavailable, "liveness needs the 68-point landmark model (\(FaceModelFiles.shapePredictor68Name))")
         }
         let started = Date()
-        let analysis = LivenessFrameAnalysis(engine: engine, options: options, threads: threads)
+        let analysis = LivenessFrameAnalysis(engine: engine, options: options, threads: threads,
+                                             cnnFallbackFrames: IDVPolicy().cnnFallbackFrames)
         let evaluation = try LivenessEvaluation(data: data, analysis: analysis, detector: ChallengeLivenessDetector(policy: settings.policy),
                                                 settings: settings, threads: threads)
         let report = LivenessReport(evaluation, settings: settings, analysis: analysis, seconds: Date().timeIntervalSince(started))

@@ -48,7 +48,7 @@ enum FaceCommandSupport {
 
     /// Builds the engine the command line describes.
     /// Loads the 68-point model only when the options use it, the CNN only when asked for.
-    static func engine(_ arguments: ParsedArguments, poolSize: Int, options: FaceOptions) throws -> FaceEngine {
+    static func engine(_ arguments: ParsedArguments, poolSize: Int, options: FaceOptions, loadCNN: Bool = false) throws -> FaceEngine {
         var environment = ProcessInfo.processInfo.environment
         if let directory = arguments.value("models-dir") { environment["CUSTOS_MODELS_DIR"] = directory }
         var limits = ImageLimits.default
@@ -57,7 +57,7 @@ enum FaceCommandSupport {
         let files = try FaceModelFiles.locate(environment: environment)
         return try FaceEngine(configuration: FaceEngineConfiguration(models: files, poolSize: poolSize,
                                                                      use68PointLandmarks: options.landmarks == .sixtyEight,
-                                                                     useCNNDetector: options.detector == .cnn, imageLimits: limits))
+                                                                     useCNNDetector: loadCNN || options.detector == .cnn, imageLimits: limits))
     }
 
     static func readFile(_ path: String) throws(FaceError) -> Data {

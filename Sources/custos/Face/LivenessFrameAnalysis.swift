@@ -12,12 +12,18 @@ final class LivenessFrameAnalysis: @unchecked Sendable {
     private let threads: Int
     private var facesByDigest: [Data: [Face]] = [:]
     private var fingerprintsByDigest: [Data: FrameFingerprint] = [:]
+    /// What the CNN detector found in frames where HOG found no face (asked for lazily).
+    private var cnnFacesByDigest: [Data: [Face]] = [:]
+    private let cnnFallbackFrames: Int
     private(set) var errors = 0
 
-    init(engine: FaceEngine, options: FaceOptions, threads: Int) {
+    /// `cnnFallbackFrames`: as the server, frames of a presentation where HOG finds no face
+    /// that get a second look by the CNN detector.
+    init(engine: FaceEngine, options: FaceOptions, threads: Int, cnnFallbackFrames: Int = 0) {
         self.engine = engine
         self.options = options
         self.threads = threads
+        self.cnnFallbackFrames = engine.hasCNNDetector ? cnnFallbackFrames : 0
     }
 
     /// Frames analysed so far.
@@ -44,12 +50,28 @@ final class LivenessFrameAnalysis: @unchecked Sendable {
     /// The fingerprints of analysed frames (nil where a frame could not be decoded).
     func fingerprints(_ frames: [DigestedFrame]) -> [FrameFingerprint?] { frames.map { fingerprintsByDigest[$0.digest] } }
 
-    /// The frames as the detector sees them, captured at `fps` from time 0.
+    /// The frames as the detector sees them, captured at `fps` from time 0, with the server's
+    /// CNN second look at the first frames without a face.
     func livenessFrames(_ frames: [DigestedFrame], fps: Double) -> [LivenessFrame] {
-        frames.enumerated().map { index, frame in
-            LivenessFrame(capturedAtMilliseconds: Int64((Double(index) * 1000 / fps).rounded()), digest: frame.digest,
-                          faces: facesByDigest[frame.digest] ?? [], fingerprint: fingerprintsByDigest[frame.digest])
+        var fallbacks = cnnFallbackFrames
+        return frames.enumerated().map { index, frame in
+            var faces = facesByDigest[frame.digest] ?? []
+            if faces.isEmpty, fallbacks > 0 {
+                fallbacks -= 1
+                faces = cnnFaces(frame)
+            }
+            return LivenessFrame(capturedAtMilliseconds: Int64((Double(index) * 1000 / fps).rounded()), digest: frame.digest,
+                                 faces: faces, fingerprint: fingerprintsByDigest[frame.digest])
         }
+    }
+
+    private func cnnFaces(_ frame: DigestedFrame) -> [Face] {
+        if let known = cnnFacesByDigest[frame.digest] { return known }
+        var cnn = options
+        cnn.detector = .cnn
+        let found = (try? engine.analyze(frame.bytes, options: cnn)) ?? []
+        cnnFacesByDigest[frame.digest] = found
+        return found
     }
 }
 

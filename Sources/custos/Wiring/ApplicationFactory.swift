@@ -25,7 +25,7 @@ enum ApplicationFactory {
             do {
                 engine = try FaceEngine(configuration: FaceEngineConfiguration(
                     models: FaceModelFiles.locate(), poolSize: configuration.faceWorkers ?? ProcessInfo.processInfo.activeProcessorCount,
-                    useCNNDetector: false))
+                    useCNNDetector: true))
             } catch {
                 throw UsageError("server biometrics need the face models (\(error.message)); run scripts/install-deps.sh, set CUSTOS_MODELS_DIR, or serve with --idv=false")
             }
