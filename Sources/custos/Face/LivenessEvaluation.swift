@@ -69,14 +69,9 @@ struct LivenessEvaluation {
         analysis.analyse(attacks.flatMap(\.frames))
         let replay = settings.policy.replay
         let judge = { (presentation: LivenessPresentation) in
-            if !presentation.earlierTake.isEmpty {
-                let score = replay.alignment(analysis.fingerprints(presentation.frames), earlier: analysis.fingerprints(presentation.earlierTake))
-                if ProcessInfo.processInfo.environment["CUSTOS_EVAL_DEBUG"] != nil, case .attack(let type) = presentation.kind {
-                    FileHandle.standardError.write(Data("\(type.rawValue) \(presentation.source.suffix(30)): \(score ?? -1)\n".utf8))
-                }
-                if (score ?? .infinity) < replay.alignedDistance {
-                    return Judged(presentation: presentation, verdict: .fail(.replay, "the take lines up with the earlier one"))
-                }
+            if !presentation.earlierTake.isEmpty,
+               replay.replays(analysis.fingerprints(presentation.frames), earlier: analysis.fingerprints(presentation.earlierTake)) {
+                return Judged(presentation: presentation, verdict: .fail(.replay, "the take lines up with the earlier one"))
             }
             let challenge = LivenessChallenge(actions: presentation.actions, minimumDuration: settings.policy.minimumDuration,
                                               maximumDuration: settings.policy.maximumDuration)
@@ -126,11 +121,7 @@ struct LivenessEvaluation {
             guard !earlier.isEmpty else { continue }
             compared += 1
             let take = analysis.fingerprints(Array(window.frames))
-            let closest = earlier.compactMap { replay.alignment(take, earlier: analysis.fingerprints(Array($0.frames))) }.min() ?? .infinity
-            if ProcessInfo.processInfo.environment["CUSTOS_EVAL_DEBUG"] != nil {
-                FileHandle.standardError.write(Data("take \(window.sequence.name) \(window.start): closest earlier \(closest)\n".utf8))
-            }
-            if closest < replay.alignedDistance { refused += 1 }
+            if earlier.contains(where: { replay.replays(take, earlier: analysis.fingerprints(Array($0.frames))) }) { refused += 1 }
         }
         return (compared, refused)
     }
