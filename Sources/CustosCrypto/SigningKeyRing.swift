@@ -26,11 +26,7 @@ public final class SigningKeyRing: TokenSigner {
     }
 
     public func sign(payload: Data, type: String, now: Date) throws -> String {
-        var keys = try current(now: now)
-        if keys.isEmpty {
-            try rotate(now: now, publishFor: 0, retainFor: 0)
-            keys = try current(now: now, reload: true)
-        }
+        let keys = try keysMakingTheFirst(now: now)
         // The newest key that signs by now; a key published for the future waits its turn.
         guard let signing = keys.last(where: { $0.stored.activatesAt <= now }) ?? keys.first else {
             throw CryptoError.invalidPrivateKey("the key ring has no signing key")
@@ -39,7 +35,7 @@ public final class SigningKeyRing: TokenSigner {
     }
 
     public func publicKeySet(now: Date) throws -> Data {
-        let jwks = try current(now: now).map { try JSONDecoder().decode(JWK.self, from: Data($0.stored.publicJWK.utf8)) }
+        let jwks = try keysMakingTheFirst(now: now).map { try JSONDecoder().decode(JWK.self, from: Data($0.stored.publicJWK.utf8)) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(JWKSet(keys: jwks))
@@ -55,6 +51,20 @@ public final class SigningKeyRing: TokenSigner {
         try store.addSigningKey(stored, retireOthersAt: now.addingTimeInterval(publishFor + retainFor))
         loaded.withLock { $0.loadedAt = .distantPast }
         return kid
+    }
+
+    /// How long the first key keeps any other first key published: two nodes that both find
+    /// the ring empty each add one, and neither may unpublish what the other already signed.
+    static let firstKeyRetention: TimeInterval = 24 * 3600
+
+    /// The unretired keys; on an empty ring (a new database) the first key is made now, by
+    /// whichever of signing or publishing the set comes first, so it is published as soon as
+    /// anything can be verified with it.
+    private func keysMakingTheFirst(now: Date) throws -> [(stored: StoredSigningKey, key: P256.PrivateKey)] {
+        let keys = try current(now: now)
+        guard keys.isEmpty else { return keys }
+        try rotate(now: now, publishFor: 0, retainFor: Self.firstKeyRetention)
+        return try current(now: now, reload: true)
     }
 
     /// The unretired keys, oldest first, from the cache while it is fresh.

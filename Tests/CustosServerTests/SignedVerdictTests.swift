@@ -88,8 +88,11 @@ struct SignedVerdictTests {
         defer { store.close() }
         let ring = SigningKeyRing(store: store, masterKey: LiveServer.masterKey, refreshInterval: 0)
         let now = Date()
+        // A new database: the set a verifier fetches first already holds the key that will sign.
+        let published = try JSONDecoder().decode(JWKSet.self, from: try ring.publicKeySet(now: now)).keys.compactMap(\.kid)
         let first = try ring.sign(payload: Data("{}".utf8), type: "JWT", now: now)
         let firstKid = try JWS.unverifiedHeader(first).kid
+        #expect(published.count == 1 && published.first == firstKid)
         let newKid = try ring.rotate(now: now, publishFor: 60, retainFor: 600)
         func kids(at date: Date) throws -> [String] {
             try JSONDecoder().decode(JWKSet.self, from: try ring.publicKeySet(now: date)).keys.compactMap(\.kid)
@@ -104,5 +107,24 @@ struct SignedVerdictTests {
         // Another master key cannot open the stored private keys.
         let stranger = SigningKeyRing(store: store, masterKey: MasterKey.generate(), refreshInterval: 0)
         #expect(throws: (any Error).self) { try stranger.sign(payload: Data("{}".utf8), type: "JWT", now: now.addingTimeInterval(61)) }
+    }
+
+    /// Two nodes start on a new database and each finds the ring empty: both first keys stay
+    /// published, so what either signed keeps verifying.
+    @Test func twoFirstKeysAtOnceBothStayPublished() throws {
+        let store = try LiveServer.store(.sqlite)
+        defer { store.close() }
+        let now = Date()
+        let nodes = (0..<2).map { _ in SigningKeyRing(store: store, masterKey: LiveServer.masterKey, refreshInterval: 0) }
+        let signed = try nodes.map { try JWS.unverifiedHeader(try $0.sign(payload: Data("{}".utf8), type: "JWT", now: now)).kid }
+        // The second node may find the first's key already there; either way every key that signed is published.
+        let published = Set(try JSONDecoder().decode(JWKSet.self, from: try nodes[0].publicKeySet(now: now.addingTimeInterval(600))).keys
+            .compactMap(\.kid))
+        #expect(signed.allSatisfy { published.contains($0 ?? "") })
+        // A first key made on a second node after the first already signed leaves the first's published too.
+        let late = try nodes[1].rotate(now: now, publishFor: 0, retainFor: 24 * 3600)
+        let after = Set(try JSONDecoder().decode(JWKSet.self, from: try nodes[0].publicKeySet(now: now.addingTimeInterval(600))).keys
+            .compactMap(\.kid))
+        #expect(signed.allSatisfy { after.contains($0 ?? "") } && after.contains(late))
     }
 }
