@@ -2,6 +2,7 @@ import CustosAPI
 import CustosCore
 import CustosFace
 import CustosSDK
+@testable import CustosStore
 import Foundation
 import Testing
 
@@ -173,6 +174,10 @@ import Testing
         }
         let fresh = try await client.initiateIDVServerBiometricAuthentication(reason: "A new take", frameSource: camera(live, "blink_selfie", 104...118))
         #expect(fresh.biometricResult?.displayText == "MATCHED")
+        // Remembered takes altered in the database no longer open: they are passed over, not an error.
+        try live.store.database.execute("UPDATE frame_memories SET ciphertext = ?", [.blob(Data("garbage".utf8))])
+        let after = try await client.initiateIDVServerBiometricAuthentication(reason: "After tampering", frameSource: camera(live, "blink_selfie", 119...131))
+        #expect(after.biometricResult?.displayText == "MATCHED")
     }
 
     /// One head turn played forward then backward, every frame re-encoded, to pass a challenge

@@ -235,7 +235,10 @@ extension IDVService {
         let replay = policy.liveness.replay
         var replayed = false
         for memory in try store.frameMemories(userID: userID, now: now, limit: policy.seenTakesCompared) {
-            if replay.replays(fingerprints, earlier: try vault.openFrames(memory)) {
+            // A memory that no longer opens (altered in the database) proves nothing either way;
+            // it must not lock the user out of every later authentication.
+            guard let earlier = try? vault.openFrames(memory) else { continue }
+            if replay.replays(fingerprints, earlier: earlier) {
                 replayed = true
                 break
             }
