@@ -30,6 +30,10 @@ extension SQLStore {
         try database.select("SELECT updated_at FROM counters WHERE key = ?", [.text(key)]).first?.date(0)
     }
 
+    public func decrement(_ key: String) throws {
+        try database.execute("UPDATE counters SET value = value - 1 WHERE key = ? AND value > 0", [.text(key)])
+    }
+
     /// Deletes the row: a reset counter reads 0 and starts again from 1.
     public func reset(_ key: String) throws {
         try database.execute("DELETE FROM counters WHERE key = ?", [.text(key)])

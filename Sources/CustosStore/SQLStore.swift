@@ -14,7 +14,7 @@ import Foundation
 /// - Empty strings (purpose, subject, counter key) and empty digests/payloads are ordinary
 ///   values, stored and matched exactly like any other; no length limits apply at this level.
 public final class SQLStore: Store {
-    let database: any SQLDatabase
+    let database: AmbientTransactions
     private let migrator: Migrator
 
     /// `"sqlite"` or `"postgresql"`, for logs.
@@ -27,7 +27,7 @@ public final class SQLStore: Store {
     public static let defaultSQLiteFileName = "custos.sqlite"
 
     init(database: any SQLDatabase, schema: String? = nil) {
-        self.database = database
+        self.database = AmbientTransactions(base: database)
         self.migrator = Migrator(database: database, schema: schema)
     }
 
@@ -104,6 +104,14 @@ public final class SQLStore: Store {
     /// The schema version recorded in the database (0 before the first migration).
     public func schemaVersion() throws -> Int {
         try migrator.currentVersion()
+    }
+
+    // MARK: AtomicStore
+
+    /// One transaction: SQLite `BEGIN IMMEDIATE` on the single writer, PostgreSQL `BEGIN` on
+    /// one pooled connection (see `AmbientTransactions`).
+    public func atomically<T>(_ body: () throws -> T) throws -> T {
+        try database.atomically(body)
     }
 
     // MARK: DatabaseHealth

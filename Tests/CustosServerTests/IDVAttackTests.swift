@@ -129,6 +129,39 @@ import Testing
                 == "enrollment_grant_required")
     }
 
+    /// Submissions judged side by side (a new transaction started while the last one's frames
+    /// are judged): the attempt is taken before judging, so no more than the limit are judged,
+    /// and one lock is recorded.
+    @Test(arguments: StoreKind.available)
+    func parallelSubmissionsAreJudgedNoMoreThanTheAttemptsAllow(kind: StoreKind) async throws {
+        let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
+        defer { live.stop() }
+        let (client, userID) = try await live.enrolledUser()
+        let bearer = try #require(client.session.sessionToken)
+        let api = RawAPI(base: live.baseURL)
+        let photo = try FaceFixture.frames("blink_selfie", 30...30)[0]
+        let still = uploads(try PresentationAttacks.reencodedFrames(photo, count: 10))
+
+        let answers = try await withThrowingTaskGroup(of: (Int, IDVResultResponse?).self) { group in
+            for _ in 0..<8 {
+                guard let challenge = try? await api.challenge(bearer: bearer) else { break }
+                group.addTask {
+                    let (status, body) = try await api.postData("/v1/idv/transactions/\(challenge.idvAuditTransactionID)/frames",
+                                                                IDVFramesRequest(nonce: challenge.nonce, frames: still), bearer: bearer)
+                    return (status, try? WireJSON.decoder().decode(IDVResultResponse.self, from: body))
+                }
+                try await Task.sleep(for: .milliseconds(40))
+            }
+            return try await group.reduce(into: [(Int, IDVResultResponse?)]()) { $0.append($1) }
+        }
+        let judged = answers.compactMap(\.1).filter { $0.biometricResult?.displayText == "LIVENESS_FAILED" }
+        let superseded = try LiveServer.audit(live.store).list(userID: userID, transactionID: nil)
+            .filter { $0.kind == AuditKind.idvCancelled.rawValue && $0.details["attempt_used"] == "true" }
+        #expect(judged.count + superseded.count <= 5, "\(answers.map(\.0)) judged \(judged.count) superseded \(superseded.count)")
+        #expect(try live.identity.attemptsLeft(userID: userID) == 0)
+        #expect(try LiveServer.audit(live.store).list(userID: userID, transactionID: nil).filter { $0.kind == AuditKind.lockout.rawValue }.count == 1)
+    }
+
     /// Failed enrolments are no free oracle for tuning a spoof: each uses an attempt.
     @Test(arguments: StoreKind.available)
     func failedEnrolmentsUseAttempts(kind: StoreKind) async throws {

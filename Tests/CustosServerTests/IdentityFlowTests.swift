@@ -204,6 +204,27 @@ import FoundationNetworking
         }
     }
 
+    /// Activation is one transaction: a device key already bound to someone undoes it all
+    /// (no burned code, no password set), and the same code then works with a key of its own.
+    @Test(arguments: StoreKind.available)
+    func activationWithAKeyInUseBurnsNothing(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (_, _, deviceID) = try await Self.activatedUser(live)
+        let boundKey = try #require(try live.store.device(id: deviceID))
+        let key = try JSONDecoder().decode(PublicKeyJWK.self, from: Data(boundKey.publicKeyJWK.utf8))
+        let created = try await live.admin().createUser("key-\(UUID().uuidString.prefix(6))")
+        let code = created.activation.activationCode
+        let (status, error) = try await RawAPI(base: live.baseURL).postRaw(
+            "/v1/activate", ActivateRequest(userID: created.user.userID, activationCode: code, password: Self.password, deviceName: "copy",
+                                            devicePublicKey: key))
+        #expect(status == 409 && error.error.code == "device_key_in_use", "\(status) \(error)")
+        #expect(try live.store.user(id: created.user.userID)?.passwordHash == nil)
+        let result = try await live.client().activate(userID: created.user.userID, activationCode: code, password: Self.password,
+                                                      deviceName: "own")
+        #expect(result.statusCode == 100)
+    }
+
     @Test(arguments: StoreKind.available)
     func oneCodeTwentyParallelActivationsExactlyOneWins(kind: StoreKind) async throws {
         let live = try LiveServer.make(kind)

@@ -63,15 +63,16 @@ struct LiveServer {
     /// With `idv`, server biometrics run on the shared face engine (see `FaceFixture`). Tests
     /// read the app's answer with its evidence (`resultDetailToApp`) unless `resultDetail` is false.
     init(store: SQLStore, policy: IdentityPolicy = IdentityPolicy(), idv idvPolicy: IDVPolicy? = nil,
-         masterKey: MasterKey = LiveServer.masterKey, resultDetail: Bool = true) throws {
+         masterKey: MasterKey = LiveServer.masterKey, resultDetail: Bool = true, auditStore: (any AuditStore)? = nil) throws {
         self.store = store
-        (identity, apiKeys, clock) = try Self.services(store: store, policy: policy)
+        let auditStore = auditStore ?? store
+        (identity, apiKeys, clock) = try Self.services(store: store, policy: policy, auditStore: auditStore)
         signer = SigningKeyRing(store: store, masterKey: masterKey)
         if var idvPolicy {
             idvPolicy.resultDetailToApp = resultDetail
             idv = IDVService(store: store, identity: identity, faces: try FaceFixture.engine(),
                              liveness: ChallengeLivenessDetector(policy: idvPolicy.liveness),
-                             cipher: MasterKeyTemplateCipher(masterKey: masterKey), audit: Self.audit(store, clock: clock),
+                             cipher: MasterKeyTemplateCipher(masterKey: masterKey), audit: Self.audit(auditStore, clock: clock),
                              digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock, policy: idvPolicy,
                              signer: signer, verdictSigning: Self.verdictSigning)
         } else {
@@ -86,16 +87,17 @@ struct LiveServer {
     /// One master key for every test server (templates sealed by one server open on another).
     static let masterKey = MasterKey.generate()
 
-    static func audit(_ store: SQLStore, clock: any Clock = SystemClock()) -> AuditTrail {
+    static func audit(_ store: any AuditStore, clock: any Clock = SystemClock()) -> AuditTrail {
         AuditTrail(store: store, digester: MasterKeyAuditDigester(masterKey: LiveServer.masterKey), clock: clock)
     }
 
     /// The same wiring as the executable, with a cheap Argon2id cost and a clock the test moves.
-    static func services(store: SQLStore, policy: IdentityPolicy) throws -> (IdentityService, APIKeyService, TestClock) {
+    static func services(store: SQLStore, policy: IdentityPolicy,
+                         auditStore: (any AuditStore)? = nil) throws -> (IdentityService, APIKeyService, TestClock) {
         let clock = TestClock()
         let identity = try IdentityService(store: store, hasher: Argon2id(cost: .testing), keys: P256DeviceKeyVerifier(),
                                            digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock, policy: policy,
-                                           audit: audit(store, clock: clock))
+                                           audit: audit(auditStore ?? store, clock: clock))
         let apiKeys = APIKeyService(store: store, digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock)
         return (identity, apiKeys, clock)
     }

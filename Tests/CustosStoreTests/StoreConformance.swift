@@ -53,6 +53,11 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     case templateKeyRotation
     case frameMemories
     case openTransactionsAndGrants
+    // Atomic blocks; implemented in AtomicConformance.swift.
+    case atomicCommitsTogether
+    case atomicRollsBackTogether
+    case atomicSurvivesAFailedStatement
+    case atomicAuditAppendJoins
 
     var testDescription: String { rawValue }
 
@@ -63,6 +68,10 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         case .templateKeyRotation: try withStore(kind, Self.templateKeyRotation)
         case .frameMemories: try withStore(kind, Self.frameMemories)
         case .openTransactionsAndGrants: try withStore(kind, Self.openTransactionsAndGrants)
+        case .atomicCommitsTogether: try withHarness(kind, Self.atomicCommitsTogether)
+        case .atomicRollsBackTogether: try withStore(kind, Self.atomicRollsBackTogether)
+        case .atomicSurvivesAFailedStatement: try withStore(kind, Self.atomicSurvivesAFailedStatement)
+        case .atomicAuditAppendJoins: try withStore(kind, Self.atomicAuditAppendJoins)
         case .issuePeekConsume: try withStore(kind, Self.issuePeekConsume)
         case .consumedOnlyOnce: try withStore(kind, Self.consumedOnlyOnce)
         case .expiredNotConsumable: try withStore(kind, Self.expiredNotConsumable)
@@ -285,6 +294,12 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try store.value("a") == 0)
         #expect(try store.value("b") == 1)
         #expect(try store.increment("a", limit: 10, now: testNow) == 1)
+        // Giving back takes one off, never below 0.
+        try store.decrement("b")
+        try store.decrement("b")
+        try store.decrement("never")
+        #expect(try store.value("b") == 0)
+        #expect(try store.value("never") == 0)
     }
 
     // MARK: Lifecycle and migrations

@@ -18,48 +18,81 @@ extension IDVService {
         let now = clock.now()
         // Checked before it is spent, so that another transaction's nonce burns nothing.
         let digest = digester.digest(nonce)
-        guard let issued = try store.peek(purpose: Purpose.challengeNonce, digest: digest, now: now),
-              issued.subject == userID, issued.payload == Data(transaction.id.utf8),
-              try store.consume(purpose: Purpose.challengeNonce, digest: digest, now: now) != nil else {
-            try audit.record(.idvReplayRejected, userID: userID, transactionID: transaction.id)
-            throw IDVError.challengeRejected
+        let nonceAccepted = try store.atomically {
+            guard let issued = try store.peek(purpose: Purpose.challengeNonce, digest: digest, now: now),
+                  issued.subject == userID, issued.payload == Data(transaction.id.utf8),
+                  try store.consume(purpose: Purpose.challengeNonce, digest: digest, now: now) != nil else {
+                try audit.record(.idvReplayRejected, userID: userID, transactionID: transaction.id)
+                return false
+            }
+            return true
         }
+        guard nonceAccepted else { throw IDVError.challengeRejected }
 
         // Claimed before any side effect, so a cancel cannot slip in while the frames are judged.
         transaction.state = .judging
         guard try store.updateTransaction(transaction, expected: .challenged) else {
             throw IDVError.transactionState(try store.transaction(id: transaction.id)?.state ?? .cancelled)
         }
-        let judged: IDVResult, verdict: LivenessVerdict
+        // The attempt is taken before the frames are judged, so parallel submissions cannot
+        // be judged more often than the attempts allow; none left: nothing is judged.
+        let used = try identity.takeAttempt(userID: userID)
         do {
-            (judged, verdict) = try judge(transaction, challenge: challenge, frames: frames, document: document, now: now)
+            let assessment = try used == nil ? nil : assess(transaction, challenge: challenge, frames: frames, document: document, now: now)
+            // The verdict, what it changes (attempts, template, lock) and its audit events
+            // commit together or not at all.
+            return try store.atomically {
+                let result = try signed(try conclude(transaction, assessment, used: used, now: now), of: transaction)
+                transaction.state = .completed
+                transaction.completedAt = clock.now()
+                transaction.result = result
+                guard try store.updateTransaction(transaction, expected: .judging) else { throw IDVError.transactionState(.completed) }
+                try recordVerdict(result, of: transaction, liveness: assessment.flatMap { $0.noTemplate ? nil : $0.verdict })
+                return (transaction, result)
+            }
         } catch {
-            // The nonce is spent; the transaction goes back to where the client can cancel it.
+            // Nothing was concluded: the attempt is given back, the nonce stays spent and the
+            // transaction goes back to where the client can cancel it.
+            if used != nil { try? identity.giveBackAttempt(userID: userID) }
             transaction.state = .challenged
             _ = try? store.updateTransaction(transaction, expected: .judging)
             throw error
         }
-        transaction.state = .completed
-        transaction.completedAt = clock.now()
-        let result = try signed(judged, of: transaction)
-        transaction.result = result
-        guard try store.updateTransaction(transaction, expected: .judging) else { throw IDVError.transactionState(.completed) }
-        var details = ["workflow": String(transaction.workflow.rawValue), "status": String(result.status.rawValue),
-                       "liveness": verdict.failure?.rawValue ?? "passed"]
-        if let decision = result.decision { details["decision"] = decision.rawValue }
-        details["attempts_left"] = String(result.attemptsLeft)
-        try audit.record(.idvVerdict, userID: userID, transactionID: transaction.id, details: details)
-        if result.templateCreated {
-            try audit.record(transaction.replacesTemplate ? .templateReplaced : .enrollment, userID: userID, transactionID: transaction.id,
-                             details: ["workflow": String(transaction.workflow.rawValue), "consent_version": transaction.consentVersion ?? ""])
-        }
-        return (transaction, result)
     }
 
-    /// Liveness, then the workflow's purpose. Every frame is analysed before the replay check
-    /// so that a corrupt frame is named as such (422 image_unreadable), not as a replay.
-    private func judge(_ transaction: IDVTransaction, challenge: LivenessChallenge, frames: [CapturedFrame], document: Data?,
-                       now: Date) throws -> (IDVResult, LivenessVerdict) {
+    private func recordVerdict(_ result: IDVResult, of transaction: IDVTransaction, liveness: LivenessVerdict?) throws {
+        var details = ["workflow": String(transaction.workflow.rawValue), "status": String(result.status.rawValue)]
+        if let liveness { details["liveness"] = liveness.failure?.rawValue ?? "passed" }
+        if let decision = result.decision { details["decision"] = decision.rawValue }
+        details["attempts_left"] = String(result.attemptsLeft)
+        try audit.record(.idvVerdict, userID: transaction.userID, transactionID: transaction.id, details: details)
+        if result.templateCreated {
+            try audit.record(transaction.replacesTemplate ? .templateReplaced : .enrollment, userID: transaction.userID,
+                             transactionID: transaction.id,
+                             details: ["workflow": String(transaction.workflow.rawValue), "consent_version": transaction.consentVersion ?? ""])
+        }
+    }
+
+    /// What the frames show, worked out before anything is written: the liveness verdict and,
+    /// once it passed, the template the capture makes and its distance to what it is compared
+    /// with (the stored template, or the document portrait).
+    struct Assessment {
+        var verdict: LivenessVerdict
+        /// The capture's template (nil when liveness failed, or there is nothing to compare with).
+        var template: BiometricTemplate?
+        var distance: Double?
+        /// Workflow 8 for a user whose template is gone.
+        var noTemplate = false
+    }
+
+    /// Liveness, then the workflow's comparison: the costly part (face analysis, the document
+    /// portrait), so it runs outside the database transaction. Every frame is analysed before
+    /// the replay check so that a corrupt frame is named as such (422 image_unreadable).
+    private func assess(_ transaction: IDVTransaction, challenge: LivenessChallenge, frames: [CapturedFrame], document: Data?,
+                        now: Date) throws -> Assessment {
+        if transaction.workflow == .serverBiometricAuthentication, try store.template(userID: transaction.userID) == nil {
+            return Assessment(verdict: .pass("no template"), noTemplate: true)
+        }
         let digests = frames.map { digester.digest(bytes: $0.jpeg) }
         let analysed = try analyse(frames, digests: digests)
         var judged = challenge
@@ -69,74 +102,23 @@ extension IDVService {
         }
         let verdict = try replayedTake(analysed.map(\.fingerprint), transaction: transaction, now: now)
             ?? liveness.evaluate(analysed, challenge: judged)
-        let live = analysed.compactMap(\.faces.first)
-        let result: IDVResult
+        guard verdict.passed else { return Assessment(verdict: verdict) }
+        let template = try FrameRanking.template(from: analysed.compactMap(\.faces.first), count: policy.templateFrames)
         switch transaction.workflow {
         case .serverBiometricAuthentication:
-            result = try authenticate(userID: transaction.userID, verdict: verdict, live: live)
+            guard let sealed = try store.template(userID: transaction.userID) else { return Assessment(verdict: verdict, noTemplate: true) }
+            let distance = FrameRanking.distance(probe: template, template: try vault.open(sealed))
+            return Assessment(verdict: verdict, template: template, distance: distance)
         case .biometricOptIn:
-            result = try enroll(transaction, verdict: verdict, live: live, now: now)
+            return Assessment(verdict: verdict, template: template)
         case .kyc:
-            result = try enrollWithDocument(transaction, verdict: verdict, live: live, document: document ?? Data(), now: now)
+            let portrait = try documentPortrait(document ?? Data())
+            return Assessment(verdict: verdict, template: template, distance: template.mean.distance(to: portrait))
         }
-        return (result, verdict)
     }
 
-    // MARK: Workflows
-
-    private func authenticate(userID: String, verdict: LivenessVerdict, live: [Face]) throws -> IDVResult {
-        guard let sealed = try store.template(userID: userID) else {
-            return IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID))
-        }
-        guard verdict.passed else {
-            return try failedAttempt(userID: userID, IDVResult(status: .success, decision: .livenessFailed,
-                                                               livenessFailure: verdict.failure, attemptsLeft: 0))
-        }
-        let template = try vault.open(sealed)
-        let probe = try FrameRanking.template(from: live, count: policy.templateFrames)
-        let distance = FrameRanking.distance(probe: probe, template: template)
-        guard distance <= policy.matchThreshold else {
-            return try failedAttempt(userID: userID, IDVResult(status: .success, decision: .notMatched, distance: Self.rounded(distance),
-                                                               threshold: policy.matchThreshold, attemptsLeft: 0))
-        }
-        try identity.resetAttempts(userID: userID)
-        // This match is the proof that lets the user replace the template within the window.
-        try store.revokeAll(purpose: Purpose.recentMatch, subject: userID)
-        try store.issue(SingleUseToken(purpose: Purpose.recentMatch, digest: Data(random.bytes(count: 32)), subject: userID,
-                                       expiresAt: clock.now().addingTimeInterval(policy.reenrollmentWindow)))
-        return IDVResult(status: .success, decision: .matched, distance: Self.rounded(distance), threshold: policy.matchThreshold,
-                         attempts: 1, attemptsLeft: try identity.attemptsLeft(userID: userID))
-    }
-
-    private func failedAttempt(userID: String, _ result: IDVResult) throws -> IDVResult {
-        var result = result
-        let outcome = try identity.recordFailedAttempt(userID: userID)
-        result.attempts = 1
-        result.attemptsLeft = outcome.attemptsLeft
-        if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }
-        return result
-    }
-
-    /// Opt-in (workflow 10): a live capture makes the template. A failed capture uses an
-    /// attempt: failed enrolments must not be a free oracle for tuning a spoof.
-    private func enroll(_ transaction: IDVTransaction, verdict: LivenessVerdict, live: [Face], now: Date) throws -> IDVResult {
-        guard verdict.passed else {
-            return try failedAttempt(userID: transaction.userID, IDVResult(status: .success, decision: .livenessFailed,
-                                                                           livenessFailure: verdict.failure, attemptsLeft: 0))
-        }
-        try saveTemplate(try FrameRanking.template(from: live, count: policy.templateFrames), for: transaction, now: now)
-        return IDVResult(status: .success, decision: .enrolled, templateCreated: true, attempts: 1,
-                         attemptsLeft: try identity.attemptsLeft(userID: transaction.userID))
-    }
-
-    /// KYC (workflow 6): the live capture makes the template only when it matches the document
-    /// portrait. A failed liveness check or match uses an attempt.
-    private func enrollWithDocument(_ transaction: IDVTransaction, verdict: LivenessVerdict, live: [Face], document: Data,
-                                    now: Date) throws -> IDVResult {
-        guard verdict.passed else {
-            return try failedAttempt(userID: transaction.userID, IDVResult(status: .success, decision: .livenessFailed,
-                                                                           livenessFailure: verdict.failure, attemptsLeft: 0))
-        }
+    /// The descriptor of the largest face on the identity document.
+    private func documentPortrait(_ document: Data) throws -> FaceDescriptor {
         var portraits: [Face]
         do {
             var options = FaceOptions.thorough
@@ -149,16 +131,64 @@ extension IDVService {
         guard let portrait = portraits.max(by: { $0.box.width < $1.box.width }), let descriptor = portrait.descriptor else {
             throw IDVError.documentNoFace
         }
-        let template = try FrameRanking.template(from: live, count: policy.templateFrames)
-        let distance = template.mean.distance(to: descriptor)
-        guard distance <= policy.matchThreshold else {
-            return try failedAttempt(userID: transaction.userID, IDVResult(status: .success, decision: .notMatched,
-                                                                           distance: Self.rounded(distance),
-                                                                           threshold: policy.matchThreshold, attemptsLeft: 0))
+        return descriptor
+    }
+
+    // MARK: Workflows
+
+    /// The verdict and what it changes, inside the transaction. `used` is the attempt taken
+    /// for this submission (nil: none was left, nothing was judged). A failure (liveness
+    /// failed, not matched) keeps it, so failed enrolments are no free oracle for tuning a
+    /// spoof either; a match starts the count again; an enrolment or a missing template gives
+    /// it back.
+    private func conclude(_ transaction: IDVTransaction, _ assessment: Assessment?, used: Int64?, now: Date) throws -> IDVResult {
+        let userID = transaction.userID
+        guard let assessment else {
+            return try failure(userID: userID, used: used, IDVResult(status: .attemptsExhausted, attemptsLeft: 0))
         }
-        try saveTemplate(template, for: transaction, now: now)
-        return IDVResult(status: .success, decision: .matched, distance: Self.rounded(distance), threshold: policy.matchThreshold,
-                         templateCreated: true, attempts: 1, attemptsLeft: try identity.attemptsLeft(userID: transaction.userID))
+        if assessment.noTemplate {
+            try identity.giveBackAttempt(userID: userID)
+            return IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID))
+        }
+        guard assessment.verdict.passed, let template = assessment.template else {
+            return try failure(userID: userID, used: used, IDVResult(status: .success, decision: .livenessFailed,
+                                                                     livenessFailure: assessment.verdict.failure, attemptsLeft: 0))
+        }
+        if let distance = assessment.distance, distance > policy.matchThreshold {
+            return try failure(userID: userID, used: used, IDVResult(status: .success, decision: .notMatched, distance: Self.rounded(distance),
+                                                                     threshold: policy.matchThreshold, attemptsLeft: 0))
+        }
+        var result = IDVResult(status: .success, decision: .matched, distance: assessment.distance.map(Self.rounded),
+                               threshold: policy.matchThreshold, attempts: 1, attemptsLeft: 0)
+        switch transaction.workflow {
+        case .serverBiometricAuthentication:
+            try identity.resetAttempts(userID: userID)
+            // This match is the proof that lets the user replace the template within the window.
+            try store.revokeAll(purpose: Purpose.recentMatch, subject: userID)
+            try store.issue(SingleUseToken(purpose: Purpose.recentMatch, digest: Data(random.bytes(count: 32)), subject: userID,
+                                           expiresAt: clock.now().addingTimeInterval(policy.reenrollmentWindow)))
+        case .biometricOptIn:
+            result = IDVResult(status: .success, decision: .enrolled, templateCreated: true, attempts: 1, attemptsLeft: 0)
+            try saveTemplate(template, for: transaction, now: now)
+            try identity.giveBackAttempt(userID: userID)
+        case .kyc:
+            result.templateCreated = true
+            try saveTemplate(template, for: transaction, now: now)
+            try identity.giveBackAttempt(userID: userID)
+        }
+        result.attemptsLeft = try identity.attemptsLeft(userID: userID)
+        return result
+    }
+
+    /// A failed factor: the attempt taken for it stays used, and the user is locked when it
+    /// was the last (status 153).
+    private func failure(userID: String, used: Int64?, _ result: IDVResult) throws -> IDVResult {
+        var result = result
+        let outcome = try identity.concludeFailedAttempt(userID: userID, used: used)
+        result.attempts = used == nil ? 0 : 1
+        result.attemptsLeft = outcome.attemptsLeft
+        if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }
+        return result
     }
 
     /// Saves the template; a template that appeared since the enrolment started is replaced

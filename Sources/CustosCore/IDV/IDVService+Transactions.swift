@@ -33,29 +33,32 @@ extension IDVService {
             consentVersion = consent.version
         }
         let now = clock.now()
-        var details = ["workflow": String(workflow.rawValue)]
-        var replacesTemplate = false
-        if workflow.enrolls {
-            let authorization = try authorizeEnrollment(userID: userID, now: now)
-            replacesTemplate = authorization.replaces
-            details["authorized_by"] = authorization.by
+        // The grant or match it uses, the transactions it closes and its audit event go together.
+        return try store.atomically {
+            var details = ["workflow": String(workflow.rawValue)]
+            var replacesTemplate = false
+            if workflow.enrolls {
+                let authorization = try authorizeEnrollment(userID: userID, now: now)
+                replacesTemplate = authorization.replaces
+                details["authorized_by"] = authorization.by
+            }
+            try closeOpenTransactions(userID: userID, now: now)
+            var transaction = IDVTransaction(id: identity.newID(), userID: userID, workflow: workflow, reason: reason, state: .awaitingConfirmation,
+                                             consentVersion: consentVersion, createdAt: now,
+                                             expiresAt: now.addingTimeInterval(policy.transactionLifetime), replacesTemplate: replacesTemplate,
+                                             relyingPartyNonce: relyingPartyNonce)
+            if let consentVersion { details["consent_version"] = consentVersion }
+            if workflow == .serverBiometricAuthentication, try store.template(userID: userID) == nil {
+                transaction.state = .completed
+                transaction.completedAt = now
+                transaction.result = try signed(IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID)),
+                                                of: transaction)
+                details["status"] = "600"
+            }
+            try store.createTransaction(transaction)
+            try audit.record(.idvTransactionStarted, userID: userID, transactionID: transaction.id, details: details)
+            return transaction
         }
-        try closeOpenTransactions(userID: userID, now: now)
-        var transaction = IDVTransaction(id: identity.newID(), userID: userID, workflow: workflow, reason: reason, state: .awaitingConfirmation,
-                                         consentVersion: consentVersion, createdAt: now,
-                                         expiresAt: now.addingTimeInterval(policy.transactionLifetime), replacesTemplate: replacesTemplate,
-                                         relyingPartyNonce: relyingPartyNonce)
-        if let consentVersion { details["consent_version"] = consentVersion }
-        if workflow == .serverBiometricAuthentication, try store.template(userID: userID) == nil {
-            transaction.state = .completed
-            transaction.completedAt = now
-            transaction.result = try signed(IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID)),
-                                            of: transaction)
-            details["status"] = "600"
-        }
-        try store.createTransaction(transaction)
-        try audit.record(.idvTransactionStarted, userID: userID, transactionID: transaction.id, details: details)
-        return transaction
     }
 
     /// Whether an enrolment may start, and on what authority. While a template exists only
@@ -85,9 +88,11 @@ extension IDVService {
     public func grantEnrollment(userID: String) throws -> Date {
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(policy.enrollmentGrantLifetime)
-        try store.issue(SingleUseToken(purpose: Purpose.enrollmentGrant, digest: Data(random.bytes(count: 32)), subject: userID,
-                                       expiresAt: expiresAt))
-        try audit.record(.enrollmentGranted, userID: userID, details: ["expires_at": ISO8601DateFormatter().string(from: expiresAt)])
+        try store.atomically {
+            try store.issue(SingleUseToken(purpose: Purpose.enrollmentGrant, digest: Data(random.bytes(count: 32)), subject: userID,
+                                           expiresAt: expiresAt))
+            try audit.record(.enrollmentGranted, userID: userID, details: ["expires_at": ISO8601DateFormatter().string(from: expiresAt)])
+        }
         return expiresAt
     }
 
@@ -119,27 +124,30 @@ extension IDVService {
     /// would let a script re-roll challenges until one fits a recording. Nil when another
     /// request moved the transaction first.
     private func close(_ open: IDVTransaction, now: Date, why: Closing) throws -> (IDVTransaction, IDVResult)? {
-        var transaction = open
-        let expected = transaction.state
-        transaction.state = .cancelled
-        transaction.completedAt = now
-        var result = IDVResult(status: .cancelled, attemptsLeft: try identity.attemptsLeft(userID: transaction.userID))
-        transaction.result = result
-        guard try store.updateTransaction(transaction, expected: expected) else { return nil }
-        if expected == .challenged {
-            let outcome = try identity.recordFailedAttempt(userID: transaction.userID)
-            result.attempts = 1
-            result.attemptsLeft = outcome.attemptsLeft
-            if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }
+        // The closing, the attempt it uses and its audit event go together.
+        try store.atomically {
+            var transaction = open
+            let expected = transaction.state
+            transaction.state = .cancelled
+            transaction.completedAt = now
+            var result = IDVResult(status: .cancelled, attemptsLeft: try identity.attemptsLeft(userID: transaction.userID))
+            transaction.result = result
+            guard try store.updateTransaction(transaction, expected: expected) else { return nil }
+            if expected == .challenged {
+                let outcome = try identity.recordFailedAttempt(userID: transaction.userID)
+                result.attempts = 1
+                result.attemptsLeft = outcome.attemptsLeft
+                if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }
+            }
+            result = try signed(result, of: transaction)
+            transaction.result = result
+            _ = try store.updateTransaction(transaction, expected: .cancelled)
+            var details = ["workflow": String(transaction.workflow.rawValue), "attempts_left": String(result.attemptsLeft),
+                           "attempt_used": expected == .challenged ? "true" : "false"]
+            if why != .cancelled { details[why.rawValue] = "true" }
+            try audit.record(.idvCancelled, userID: transaction.userID, transactionID: transaction.id, details: details)
+            return (transaction, result)
         }
-        result = try signed(result, of: transaction)
-        transaction.result = result
-        _ = try store.updateTransaction(transaction, expected: .cancelled)
-        var details = ["workflow": String(transaction.workflow.rawValue), "attempts_left": String(result.attemptsLeft),
-                       "attempt_used": expected == .challenged ? "true" : "false"]
-        if why != .cancelled { details[why.rawValue] = "true" }
-        try audit.record(.idvCancelled, userID: transaction.userID, transactionID: transaction.id, details: details)
-        return (transaction, result)
     }
 
     /// The user confirmed the start: issues the liveness challenge (single-use nonce, random

@@ -7,7 +7,7 @@ import Foundation
 /// store; every transaction, verdict, enrollment, opt-out and rotation goes to the audit
 /// trail (never a descriptor, image or secret). Synchronous and thread-safe.
 public final class IDVService: Sendable {
-    public typealias Storage = IDVTransactionStore & TemplateStore & SingleUseTokenStore & FrameMemoryStore
+    public typealias Storage = IDVTransactionStore & TemplateStore & SingleUseTokenStore & FrameMemoryStore & AtomicStore
 
     let store: any Storage
     let identity: IdentityService
@@ -57,8 +57,10 @@ public final class IDVService: Sendable {
     /// Deletes the user's template (biometric opt-out); false when there was none.
     @discardableResult
     public func optOut(userID: String) throws -> Bool {
-        guard try store.deleteTemplate(userID: userID) else { return false }
-        try audit.record(.optOut, userID: userID)
-        return true
+        try store.atomically {
+            guard try store.deleteTemplate(userID: userID) else { return false }
+            try audit.record(.optOut, userID: userID)
+            return true
+        }
     }
 }

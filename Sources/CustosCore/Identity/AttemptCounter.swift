@@ -30,6 +30,11 @@ public struct AttemptCounter: Sendable {
         Int(max(0, maximum - used))
     }
 
+    /// Returns one attempt taken for a try that was not judged.
+    public func giveBack(_ userID: String) throws {
+        try counters.decrement(Self.key(userID))
+    }
+
     public func reset(_ userID: String) throws {
         try counters.reset(Self.key(userID))
     }

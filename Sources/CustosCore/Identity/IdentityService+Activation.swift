@@ -21,28 +21,35 @@ extension IdentityService {
         // A try is taken before the code is judged, so parallel guesses cannot exceed the limit.
         let counter = Self.activationCounter(userID)
         guard let used = try store.increment(counter, limit: policy.activationAttempts, now: now) else { throw IdentityError.activationLocked }
-        guard try store.consume(purpose: Purpose.activation, digest: activationDigest(userID: userID, code: code), now: now) != nil else {
+        let digest = activationDigest(userID: userID, code: code)
+        guard try store.peek(purpose: Purpose.activation, digest: digest, now: now) != nil else {
             if used == policy.activationAttempts {
                 // Out of tries: void the outstanding code too.
                 try store.revokeAll(purpose: Purpose.activation, subject: userID)
             }
             throw IdentityError.invalidActivationCode
         }
-        try store.reset(counter)
-
-        guard try store.changeUser(id: userID, .activate(passwordHash: try hasher.hash(password), at: now)) else {
-            throw IdentityError.invalidActivationCode
-        }
-
+        // Hashed once the code is known to be right, and outside the transaction (it is slow).
+        let passwordHash = try hasher.hash(password)
         let device = Device(id: newID(), userID: userID, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint,
                             createdAt: now, lastUsedAt: now, passwordVerifiedAt: now)
-        do {
-            try store.addDevice(device)
-        } catch StoreError.duplicate {
-            throw IdentityError.deviceKeyInUse
+        // One transaction: the code is never burned without the password set and the device
+        // bound (a key already in use undoes it all), and of concurrent activations with one
+        // code exactly one consumes it.
+        let (session, token) = try store.atomically {
+            guard try store.consume(purpose: Purpose.activation, digest: digest, now: now) != nil,
+                  try store.changeUser(id: userID, .activate(passwordHash: passwordHash, at: now)) else {
+                throw IdentityError.invalidActivationCode
+            }
+            do {
+                try store.addDevice(device)
+            } catch StoreError.duplicate {
+                throw IdentityError.deviceKeyInUse
+            }
+            try store.reset(counter)
+            try attempts.reset(userID)
+            return try openSession(userID: userID, deviceID: device.id, now: now)
         }
-        try attempts.reset(userID)
-        let (session, token) = try openSession(userID: userID, deviceID: device.id, now: now)
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: device,
                                      session: session, sessionToken: token)
     }

@@ -85,8 +85,10 @@ extension IdentityService {
     /// Deletes the user with its devices, sessions, codes and counters.
     public func deleteUser(id: String) throws {
         try InputRules.checkUserID(id)
-        guard try store.deleteUser(id: id) else { throw IdentityError.userNotFound }
-        try audit?.record(.userDeleted, userID: id)
+        try store.atomically {
+            guard try store.deleteUser(id: id) else { throw IdentityError.userNotFound }
+            try audit?.record(.userDeleted, userID: id)
+        }
     }
 
     public func devices(userID: String) throws -> [Device] {

@@ -6,7 +6,7 @@ import Foundation
 /// Every method is synchronous and thread-safe; state lives in the store, where single-use
 /// codes, nonces and counters change atomically.
 public final class IdentityService: Sendable {
-    public typealias Storage = IdentityStore & SingleUseTokenStore & CounterStore
+    public typealias Storage = IdentityStore & SingleUseTokenStore & CounterStore & AtomicStore
 
     let store: any Storage
     let hasher: any PasswordHasher
@@ -87,9 +87,18 @@ public final class IdentityService: Sendable {
         guard left == 0 else { return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left) }
         if let user {
             let until = now.addingTimeInterval(policy.lockDuration(afterLocks: user.lockoutCount))
-            try store.changeUser(id: userID, .lock(until: until))
-            try audit?.record(.lockout, userID: userID, details: ["lockout_count": String(user.lockoutCount + 1),
-                                                                 "locked_until": ISO8601DateFormatter().string(from: until)])
+            do {
+                try store.atomically {
+                    try store.changeUser(id: userID, .lock(until: until))
+                    try audit?.record(.lockout, userID: userID, details: ["lockout_count": String(user.lockoutCount + 1),
+                                                                         "locked_until": ISO8601DateFormatter().string(from: until)])
+                }
+            } catch {
+                // No lock without its record; the last attempt goes back so that the next
+                // failure locks, rather than a full count that no lock will ever clear.
+                try? attempts.giveBack(userID)
+                throw error
+            }
         }
         return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
     }

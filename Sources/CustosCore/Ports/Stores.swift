@@ -72,6 +72,8 @@ public protocol CounterStore: Sendable {
     func value(_ key: String) throws -> Int64
     /// When the counter last went up; nil for one never incremented or reset.
     func lastIncrement(_ key: String) throws -> Date?
+    /// Takes one off `key` when it is above 0 (an increment given back); otherwise nothing.
+    func decrement(_ key: String) throws
     /// Sets the counter back to 0.
     func reset(_ key: String) throws
     /// Deletes the counters whose key starts with `prefix` that last went up before `cutoff`
@@ -88,7 +90,19 @@ public protocol ServerMetadataStore: Sendable {
 }
 
 /// Everything the server needs from its database at this stage.
-public typealias Store = DatabaseHealth & SingleUseTokenStore & CounterStore
+/// Several store calls that must happen together or not at all: a state change and the audit
+/// event that records it, a verdict and the attempt it used.
+public protocol AtomicStore: Sendable {
+    /// Runs `body` as one database transaction: every call that `body` makes, on this thread,
+    /// to this store (through any service that holds it) commits when `body` returns and is
+    /// rolled back when it throws. A call inside another `atomically` joins the outer one.
+    ///
+    /// The database's writer is held while `body` runs: keep it to store calls and cheap
+    /// work (hashing, sealing, signing), never face analysis or network calls.
+    func atomically<T>(_ body: () throws -> T) throws -> T
+}
+
+public typealias Store = DatabaseHealth & SingleUseTokenStore & CounterStore & AtomicStore
 
 extension StoreError: CustomStringConvertible {
     public var description: String {
