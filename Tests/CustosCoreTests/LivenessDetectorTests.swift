@@ -35,14 +35,16 @@ struct SyntheticHead {
     }
 
     /// Landmarks of the head turned by `yaw` degrees (positive: towards the image's right),
-    /// with the eyelids closed by `closing` (0 open, 1 shut), 600 px from the camera.
-    func face(yaw: Double = 0, closing: Double = 0, shift: Double = 0) -> Face {
+    /// with the eyelids closed by `closing` (0 open, 1 shut) and the jaw dropped by `mouth`
+    /// (0 closed, 1 wide open), 600 px from the camera.
+    func face(yaw: Double = 0, closing: Double = 0, mouth: Double = 0, shift: Double = 0) -> Face {
         let a = yaw * Double.pi / 180
         var projected: [FacePoint] = []
         for (index, p) in points.enumerated() {
             var y = p.y
             if (37...38).contains(index) || (43...44).contains(index) { y += 0.06 * closing * 1.9 }
             if (40...41).contains(index) || (46...47).contains(index) { y -= 0.06 * closing * 0.1 }
+            if (61...63).contains(index) || (49...53).contains(index) { y += 0.25 * mouth }  // the lower lip
             let x = p.x * cos(a) + p.z * sin(a), z = -p.x * sin(a) + p.z * cos(a)
             let scale = 100 * 6 / (6 - z)
             projected.append(FacePoint(x: 320 + shift + scale * x, y: 240 + scale * y))
@@ -98,6 +100,36 @@ struct SyntheticHead {
         #expect(detector.evaluate(frames(both), challenge: challenge(.blink, .turnLeft)).passed)
         // In order only.
         #expect(detector.evaluate(frames(both), challenge: challenge(.turnLeft, .blink)).failure == .actionMissing)
+    }
+
+    /// The mouth opens wide and closes again; a photo of a closed mouth tilted any way does
+    /// not read as one once rectified.
+    @Test func anOpenedMouthPassesAndATiltedPhotoDoesNot() {
+        let opening = [0, 0, 0.5, 1, 1, 0.3, 0, 0].map { head.face(mouth: $0) }
+        #expect(detector.evaluate(frames(opening), challenge: challenge(.openMouth)).passed)
+        let halfOpen = [0, 0, 0.2, 0.2, 0, 0].map { head.face(mouth: $0) }
+        #expect(detector.evaluate(frames(halfOpen), challenge: challenge(.openMouth)).failure == .actionMissing)
+        let stillOpen = [0, 0, 1, 1, 1, 1].map { head.face(mouth: $0) }
+        #expect(detector.evaluate(frames(stillOpen), challenge: challenge(.openMouth)).failure == .actionMissing)
+        let frontal = head.face()
+        for aboutVertical in [true, false] {
+            let tilted = (0..<10).map { photo(frontal, tiltedBy: Double($0) * 6, aboutVertical: aboutVertical) }
+            #expect(!detector.evaluate(frames(tilted), challenge: challenge(.openMouth)).passed)
+        }
+        // Blinking is not opening the mouth.
+        let blinking = [0, 0, 0.5, 1, 1, 0.2, 0, 0].map { head.face(closing: $0) }
+        #expect(detector.evaluate(frames(blinking), challenge: challenge(.openMouth)).failure == .actionMissing)
+    }
+
+    /// No action counts before the challenge's pause has passed (capture times from the first frame).
+    @Test func actionsBeforeThePauseDoNotCount() {
+        let blinking = [0, 0, 0.5, 1, 1, 0.2, 0, 0, 0, 0, 0, 0].map { head.face(closing: $0) }
+        var paused = challenge(.blink)
+        paused.pause = 0.8
+        #expect(detector.evaluate(frames(blinking), challenge: paused).failure == .actionMissing)
+        let late = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0.5, 1, 0.2, 0, 0].map { head.face(closing: $0) }
+        #expect(detector.evaluate(frames(late), challenge: paused).passed)
+        #expect(detector.evaluate(frames(blinking), challenge: challenge(.blink)).passed)
     }
 
     @Test func photosMovedOrTiltedAreFlat() {

@@ -107,6 +107,24 @@ import Testing
         #expect((result.biometricResult?.distance ?? 0) > (result.biometricResult?.threshold ?? 1))
     }
 
+    /// `open_mouth` (off by default) and a pause before the first action reach the app with
+    /// the challenge; a person blinking with the mouth shut does not pass it. (The data holds
+    /// no recording of a mouth opened facing the camera: the detector tests show one passing.)
+    @Test func openMouthIsNotABlink() async throws {
+        var policy = IDVPolicies.only(.openMouth)
+        policy.liveness.pauseRange = 0.2...0.2
+        let live = try LiveServer(store: LiveServer.store(.sqlite), idv: policy)
+        defer { live.stop() }
+        let (client, _, _) = try await IdentityFlowTests.activatedUser(live)
+        let bearer = try #require(client.session.sessionToken)
+        let challenge = try await RawAPI(base: live.baseURL).challenge(bearer: bearer, workflow: 10)
+        #expect(challenge.actions.map(\.action) == ["open_mouth"] && challenge.pauseMs == 200)
+
+        let blinking = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25))
+        #expect(blinking.biometricResult?.displayText == "LIVENESS_FAILED" && !blinking.templateCreated)
+        #expect(blinking.biometricResult?.livenessReason == "action_missing")
+    }
+
     @Test(arguments: StoreKind.available)
     func spoofsFailLivenessWithTheirReason(kind: StoreKind) async throws {
         let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)

@@ -89,6 +89,8 @@ public struct LivenessChallengeInfo: Codable, Equatable, Sendable {
     public var nonce: String
     /// To perform in this order.
     public var actions: [LivenessActionInfo]
+    /// Hold still this long from the first frame before the first action (0: no pause).
+    public var pauseMs: Int
     public var minDurationMs: Int
     public var maxDurationMs: Int
     public var minFrames: Int
@@ -99,6 +101,7 @@ public struct LivenessChallengeInfo: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey {
         case workflow, nonce, actions
         case idvAuditTransactionID = "idv_audit_transaction_id"
+        case pauseMs = "pause_ms"
         case minDurationMs = "min_duration_ms"
         case maxDurationMs = "max_duration_ms"
         case minFrames = "min_frames"
@@ -107,12 +110,13 @@ public struct LivenessChallengeInfo: Codable, Equatable, Sendable {
         case expiresAt = "expires_at"
     }
 
-    public init(idvAuditTransactionID: String, workflow: Int, nonce: String, actions: [LivenessActionInfo], minDurationMs: Int,
-                maxDurationMs: Int, minFrames: Int, maxFrames: Int, maxFrameBytes: Int, expiresAt: Date) {
+    public init(idvAuditTransactionID: String, workflow: Int, nonce: String, actions: [LivenessActionInfo], pauseMs: Int = 0,
+                minDurationMs: Int, maxDurationMs: Int, minFrames: Int, maxFrames: Int, maxFrameBytes: Int, expiresAt: Date) {
         self.idvAuditTransactionID = idvAuditTransactionID
         self.workflow = workflow
         self.nonce = nonce
         self.actions = actions
+        self.pauseMs = pauseMs
         self.minDurationMs = minDurationMs
         self.maxDurationMs = maxDurationMs
         self.minFrames = minFrames

@@ -159,7 +159,7 @@ extension IDVService {
         guard transaction.expiresAt > now else { throw IDVError.transactionExpired }
         let liveness = policy.liveness
         let challenge = LivenessChallenge(actions: drawActions(), minimumDuration: liveness.minimumDuration,
-                                          maximumDuration: liveness.maximumDuration)
+                                          maximumDuration: liveness.maximumDuration, pause: drawPause())
         let expiresAt = min(transaction.expiresAt, now.addingTimeInterval(liveness.challengeLifetime))
         let nonce = Data(random.bytes(count: 32)).base64URLEncodedString
         transaction.state = .challenged
@@ -213,6 +213,14 @@ extension IDVService {
             actions.append(pick[uniform(below: pick.count)])
         }
         return actions
+    }
+
+    /// A pause from the policy's range, in tenths of a second.
+    func drawPause() -> TimeInterval {
+        let range = policy.liveness.pauseRange
+        let steps = Int(((range.upperBound - range.lowerBound) * 10).rounded())
+        guard steps > 0 else { return range.lowerBound }
+        return range.lowerBound + Double(uniform(below: min(steps, 255) + 1)) / 10
     }
 
     /// A uniformly random index below `count` (rejection sampling, no modulo bias).

@@ -44,13 +44,15 @@ public struct ChallengeLivenessDetector: LivenessDetector {
            geometry.maximumPlanarResidual < policy.flatResidualRatio * geometry.maximumDeformation {
             return .fail(.flatSurface, "the face moved as a flat surface")
         }
-        var start = 0
+        // No action counts before the challenge's pause has passed.
+        let pauseEnd = frames[0].capturedAtMilliseconds + Int64((challenge.pause * 1000).rounded())
+        var start = frames.firstIndex { $0.capturedAtMilliseconds >= pauseEnd } ?? frames.count
         for (number, action) in challenge.actions.enumerated() {
             switch find(action, in: geometry, from: start) {
             case .performed(let end): start = end
             case .flat: return .fail(.flatSurface, "\(action.rawValue) (action \(number + 1)) moved the face as a flat surface")
             case .missing:
-                return .fail(.actionMissing, "\(action.rawValue) (action \(number + 1)) was not performed after frame \(start + 1)")
+                return .fail(.actionMissing, "\(action.rawValue) (action \(number + 1)) was not performed after frame \(min(start + 1, frames.count))")
             }
         }
         return .pass("\(frames.count) frames, actions \(challenge.actions.map(\.rawValue).joined(separator: ",")) performed")
@@ -116,6 +118,18 @@ public struct ChallengeLivenessDetector: LivenessDetector {
                 }
             }
             return .missing
+        case .openMouth:
+            var wasClosed = false, opened = false
+            for index in start..<count where abs(geometry.shapes[index].yaw) <= policy.maximumBlinkYaw {
+                let ratio = geometry.mouthAspectRatios[index]
+                if ratio <= policy.mouthClosedRatio {
+                    if opened { return .performed(index) }
+                    wasClosed = true
+                } else if wasClosed, ratio >= policy.mouthOpenRatio {
+                    opened = true
+                }
+            }
+            return .missing
         }
     }
 }
@@ -143,6 +157,14 @@ struct FrameShape {
     static func eyeAspectRatio(_ points: [FacePoint]) -> Double {
         (FacePoseEstimator.aspectRatio(Array(points[36...41])) + FacePoseEstimator.aspectRatio(Array(points[42...47]))) / 2
     }
+
+    /// Inner-lip aspect ratio: the mean opening between the inner lips (points 61-67, 62-66,
+    /// 63-65) over the distance between the mouth's inner corners (60-64).
+    static func mouthAspectRatio(_ points: [FacePoint]) -> Double {
+        let width = points[60].distance(to: points[64])
+        guard width > 0 else { return 0 }
+        return (points[61].distance(to: points[67]) + points[62].distance(to: points[66]) + points[63].distance(to: points[65])) / 3 / width
+    }
 }
 
 /// The motion of a capture relative to its first frame.
@@ -155,25 +177,29 @@ struct CaptureGeometry {
     /// Per frame: the eye aspect ratio after mapping the frame back onto frame 1's plane, so
     /// that tilting a photo (which squashes the eyes) is not a blink.
     let eyeAspectRatios: [Double]
+    /// Per frame: the inner-lip aspect ratio.
+    let mouthAspectRatios: [Double]
 
     init(_ shapes: [FrameShape]) {
         self.shapes = shapes
         let reference = shapes[0].rigid
-        var deformation: [Double] = [], planar: [Double] = [], ratios: [Double] = []
+        var deformation: [Double] = [], planar: [Double] = [], ratios: [Double] = [], mouths: [Double] = []
         for shape in shapes {
             let rigid = shape.rigid
             deformation.append(PlaneFit.similarityResidual(from: reference, to: rigid) / shape.interocular)
             let fit = PlaneFit.homographyResidual(from: reference, to: rigid)
             planar.append(fit.residual / shape.interocular)
-            if let back = fit.homography?.inverse {
-                ratios.append(FrameShape.eyeAspectRatio(shape.points.map(back.apply)))
-            } else {
-                ratios.append(FrameShape.eyeAspectRatio(shape.points))
-            }
+            let rectified = fit.homography?.inverse.map { back in shape.points.map(back.apply) } ?? shape.points
+            ratios.append(FrameShape.eyeAspectRatio(rectified))
+            // Not rectified: the jaw is among the rigid points and drops as the mouth opens, so
+            // rectifying would undo the opening. A tilted photo only lowers the ratio (pitch) or
+            // raises it by 1/cos(yaw), far short of an opened mouth within the judged yaw.
+            mouths.append(FrameShape.mouthAspectRatio(shape.points))
         }
         self.deformation = deformation
         self.planar = planar
         eyeAspectRatios = ratios
+        mouthAspectRatios = mouths
     }
 
     var maximumDeformation: Double { deformation.max() ?? 0 }

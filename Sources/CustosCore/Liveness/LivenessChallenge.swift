@@ -7,11 +7,25 @@ public struct LivenessChallenge: Sendable, Hashable, Codable {
     public var minimumDuration: TimeInterval
     /// …and at most this long.
     public var maximumDuration: TimeInterval
+    /// Seconds from the first frame before which no action counts (the app shows a pause).
+    public var pause: TimeInterval
 
-    public init(actions: [LivenessAction], minimumDuration: TimeInterval, maximumDuration: TimeInterval) {
+    public init(actions: [LivenessAction], minimumDuration: TimeInterval, maximumDuration: TimeInterval, pause: TimeInterval = 0) {
         self.actions = actions
         self.minimumDuration = minimumDuration
         self.maximumDuration = maximumDuration
+        self.pause = pause
+    }
+
+    enum CodingKeys: String, CodingKey { case actions, minimumDuration, maximumDuration, pause }
+
+    /// Challenges stored before pauses existed have none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        actions = try container.decode([LivenessAction].self, forKey: .actions)
+        minimumDuration = try container.decode(TimeInterval.self, forKey: .minimumDuration)
+        maximumDuration = try container.decode(TimeInterval.self, forKey: .maximumDuration)
+        pause = try container.decodeIfPresent(TimeInterval.self, forKey: .pause) ?? 0
     }
 }
 

@@ -6,7 +6,7 @@ import Foundation
 public struct LivenessPolicy: Sendable, Hashable, Codable {
     // MARK: Challenge
     /// The actions a challenge draws from.
-    public var allowedActions: [LivenessAction] = LivenessAction.allCases
+    public var allowedActions: [LivenessAction] = LivenessAction.measured
     /// How many actions a challenge asks for (drawn at random, no action twice in a row).
     public var actionsPerChallenge: Int = 2
     /// Shortest and longest capture (first to last frame), seconds.
@@ -46,6 +46,15 @@ public struct LivenessPolicy: Sendable, Hashable, Codable {
     public var blinkClosedRatio: Double = 0.6
     /// …and as open again above this fraction.
     public var blinkReopenedRatio: Double = 0.8
+    /// The mouth counts as open when the inner-lip aspect ratio reaches this (a closed mouth
+    /// reads 0.0-0.1, talking up to about 0.35, a wide-open mouth 0.5 and more)…
+    public var mouthOpenRatio: Double = 0.3
+    /// …having been at or below this before, and as closed again once back at or below it.
+    public var mouthClosedRatio: Double = 0.2
+    /// Each challenge holds the capture still for a random pause in this range (seconds)
+    /// before its first action, shown by the app: no action counts before it has passed.
+    /// `0...0` (the default): no pause, since the recorded data cannot measure its BPCER.
+    public var pauseRange: ClosedRange<Double> = 0...0
     /// The flat-surface test judges only captures whose rigid landmarks deform at least this
     /// much beyond a similarity (in inter-ocular distances)…
     public var flatMinimumDeformation: Double = 0.06

@@ -6,6 +6,9 @@ public struct CaptureRequest: Sendable, Equatable {
     public var workflow: Int
     /// The actions to perform, in order, with the instruction to show for each.
     public var actions: [LivenessActionInfo]
+    /// Show "hold still" this long from the first frame before the first instruction: no
+    /// action counts before it has passed.
+    public var pauseMs: Int
     public var minimumDurationMs: Int
     public var maximumDurationMs: Int
     public var minimumFrames: Int
@@ -15,6 +18,7 @@ public struct CaptureRequest: Sendable, Equatable {
     init(_ challenge: LivenessChallengeInfo) {
         workflow = challenge.workflow
         actions = challenge.actions
+        pauseMs = challenge.pauseMs
         minimumDurationMs = challenge.minDurationMs
         maximumDurationMs = challenge.maxDurationMs
         minimumFrames = challenge.minFrames

@@ -160,6 +160,15 @@ public struct ConfigurationLoader {
                 if actions.count == 1 { c.idv.liveness.actionsPerChallenge = 1 }
                 return
             }
+            if setting == .livenessPause {
+                let bounds = value.split(separator: "-", maxSplits: 1).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+                guard let low = bounds.first ?? nil, let high = bounds.count == 2 ? bounds[1] : Optional(low),
+                      low >= 0, high >= low, high <= 10 else {
+                    throw invalid("'\(value)' is not MIN-MAX seconds with 0 <= MIN <= MAX <= 10 (or one number)")
+                }
+                c.idv.liveness.pauseRange = low...high
+                return
+            }
             if setting == .databaseURL, !(value.hasPrefix("postgres://") || value.hasPrefix("postgresql://")) {
                 throw invalid("must start with postgres:// or postgresql://")
             }

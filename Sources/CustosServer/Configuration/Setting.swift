@@ -62,7 +62,8 @@ extension Setting {
     public static let idv = Setting("idv", .boolean, help: "server biometrics (needs the face models; default true)")
     public static let faceWorkers = Setting("face_workers", .integer(1...256), help: "face engine instances, each analysing one image at a time (default: cores)")
     public static let matchThreshold = Setting("match_threshold", .decimal(0.05...1.5), help: "face descriptor distance at or below which faces match (default: the calibrated value)")
-    public static let livenessActions = Setting("liveness_actions", .string, help: "actions a challenge draws from, comma-separated: blink, turn_left, turn_right (default all)")
+    public static let livenessActions = Setting("liveness_actions", .string, help: "actions a challenge draws from, comma-separated: blink, turn_left, turn_right, open_mouth (default: blink, turn_left, turn_right)")
+    public static let livenessPause = Setting("liveness_pause", .string, help: "random pause before a challenge's first action, MIN-MAX seconds, e.g. 0.5-2 (default 0: none)")
     public static let livenessActionsPerChallenge = Setting("liveness_actions_per_challenge", .integer(1...5), help: "actions per liveness challenge (default 2)")
     public static let livenessMinFaceWidth = Setting("liveness_min_face_width", .integer(20...4096), help: "narrowest face accepted in a frame, pixels (default 60)")
     public static let livenessMaxFrames = Setting("liveness_max_frames", .integer(2...120), help: "most frames per upload (default 40)")
@@ -79,7 +80,7 @@ extension Setting {
         .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .shutdownGrace, .logLevel, .sqliteSynchronous,
         .databasePoolSize, .maxAttempts, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,
-        .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessMinFaceWidth, .livenessMaxFrames,
+        .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessPause, .livenessMinFaceWidth, .livenessMaxFrames,
         .enrollment, .reenrollmentWindow, .takeMemoryDays, .issuer, .idvAudience, .idvResultDetail,
     ]
 }

@@ -28,6 +28,7 @@ enum IDVWireMapping {
         LivenessChallengeInfo(
             idvAuditTransactionID: issued.transactionID, workflow: issued.workflow.rawValue, nonce: issued.nonce,
             actions: issued.challenge.actions.map { LivenessActionInfo(action: $0.rawValue, instruction: $0.instruction) },
+            pauseMs: Int((issued.challenge.pause * 1000).rounded()),
             minDurationMs: Int(issued.challenge.minimumDuration * 1000), maxDurationMs: Int(issued.challenge.maximumDuration * 1000),
             minFrames: issued.minimumFrames, maxFrames: issued.maximumFrames, maxFrameBytes: issued.maximumFrameBytes,
             expiresAt: issued.expiresAt)

@@ -11,7 +11,7 @@ struct LivenessEvaluation {
         /// Frames between the starts of consecutive windows.
         var stride = 8
         /// The challenges: one action each.
-        var actions: [LivenessAction] = LivenessAction.allCases
+        var actions: [LivenessAction] = LivenessAction.measured
         /// At most this many windows per sequence (nil: all).
         var limit: Int?
         /// Genuine frames per sequence that attacks are made from.
@@ -206,7 +206,7 @@ struct LivenessEvaluation {
             case .perspectivePhoto, .printPerspective, .screenPerspective, .liveStillPerspective:
                 let tilt: PhotoTilt
                 switch actions.first ?? .blink {
-                case .blink: tilt = .nod
+                case .blink, .openMouth: tilt = .nod
                 case .turnLeft: tilt = .turnLeft
                 case .turnRight: tilt = .turnRight
                 }

@@ -147,7 +147,8 @@ struct LivenessReport: Encodable {
         }
         lines.append(String(format: "targets: APCER 0%% for repeated frames and warped photos: %@ (worst %.1f%%); BPCER <= %.0f%%: %@",
                             meetsAPCERTarget ? "met" : "NOT met", maximumAPCER * 100, Self.bpcerTarget * 100,
-                            meetsBPCERTarget ? "met" : "NOT met"))
+                            bpcer.presentations == 0 ? "not measured (no genuine window shows these actions)"
+                                : meetsBPCERTarget ? "met" : "NOT met"))
         return lines
     }
 
