@@ -54,26 +54,27 @@ public struct MasterKeyAuditDigester: SecretDigester {
 
 /// Seals face templates with AES-256-GCM under a key derived from the master key for each
 /// template key id (HKDF, purpose `custos/template/<key id>`); the user id is bound in as
-/// associated data.
+/// associated data. During a master-key rotation it opens under the previous master key what
+/// the primary does not open (`MasterKeys`).
 public struct MasterKeyTemplateCipher: TemplateCipher {
-    let masterKey: MasterKey
+    let keys: MasterKeys
 
     public init(masterKey: MasterKey) {
-        self.masterKey = masterKey
+        self.init(masterKeys: MasterKeys(primary: masterKey))
     }
 
+    public init(masterKeys: MasterKeys) {
+        self.keys = masterKeys
+    }
+
+    /// The HKDF purpose of the key that seals under template key `keyID`.
+    public static func purpose(keyID: String) -> String { "custos/template/" + keyID }
+
     public func seal(_ plaintext: Data, keyID: String, associatedData: Data) throws -> Data {
-        try withKey(keyID) { try AESGCM.seal(plaintext: plaintext, key: $0, aad: associatedData) }
+        try keys.seal(plaintext, purpose: Self.purpose(keyID: keyID), associatedData: associatedData)
     }
 
     public func open(_ sealed: Data, keyID: String, associatedData: Data) throws -> Data {
-        try withKey(keyID) { try AESGCM.open(combined: sealed, key: $0, aad: associatedData) }
-    }
-
-    /// The derived key lives only for `body` and is wiped after it.
-    private func withKey<T>(_ keyID: String, _ body: ([UInt8]) throws -> T) rethrows -> T {
-        var key = masterKey.deriveKey(purpose: "custos/template/" + keyID)
-        defer { OpenSSL.cleanse(&key) }
-        return try body(key)
+        try keys.open(sealed, purpose: Self.purpose(keyID: keyID), associatedData: associatedData)
     }
 }

@@ -7,9 +7,14 @@ import Synchronization
 /// associated data), public keys served as a JWKS. The first key is made on first use; keys
 /// are read from the store at most every `refreshInterval` seconds, so a rotation on one
 /// node reaches the others within that time (publish keys that long before they sign).
+/// During a master-key rotation a key the primary master key does not open is opened under
+/// the previous one (`MasterKeys`); new keys are always sealed under the primary.
 public final class SigningKeyRing: TokenSigner {
+    /// The HKDF purpose of the key that seals private keys.
+    public static let sealingPurpose = "custos/signing"
+
     private let store: any SigningKeyStore
-    private let masterKey: MasterKey
+    private let masterKeys: MasterKeys
     private let random: any RandomSource
     private let refreshInterval: TimeInterval
     private struct Loaded {
@@ -18,9 +23,14 @@ public final class SigningKeyRing: TokenSigner {
     }
     private let loaded = Mutex(Loaded())
 
-    public init(store: any SigningKeyStore, masterKey: MasterKey, random: any RandomSource = SecureRandom(), refreshInterval: TimeInterval = 30) {
+    public convenience init(store: any SigningKeyStore, masterKey: MasterKey, random: any RandomSource = SecureRandom(),
+                            refreshInterval: TimeInterval = 30) {
+        self.init(store: store, masterKeys: MasterKeys(primary: masterKey), random: random, refreshInterval: refreshInterval)
+    }
+
+    public init(store: any SigningKeyStore, masterKeys: MasterKeys, random: any RandomSource = SecureRandom(), refreshInterval: TimeInterval = 30) {
         self.store = store
-        self.masterKey = masterKey
+        self.masterKeys = masterKeys
         self.random = random
         self.refreshInterval = refreshInterval
     }
@@ -79,17 +89,11 @@ public final class SigningKeyRing: TokenSigner {
     }
 
     private func seal(_ key: P256.PrivateKey, kid: String) throws -> Data {
-        try withKey { try AESGCM.seal(plaintext: Data(key.rawRepresentation), key: $0, aad: Data(kid.utf8)) }
+        try masterKeys.seal(Data(key.rawRepresentation), purpose: Self.sealingPurpose, associatedData: Data(kid.utf8))
     }
 
     private func open(_ stored: StoredSigningKey) throws -> P256.PrivateKey {
-        let raw = try withKey { try AESGCM.open(combined: stored.sealedPrivateKey, key: $0, aad: Data(stored.kid.utf8)) }
+        let raw = try masterKeys.open(stored.sealedPrivateKey, purpose: Self.sealingPurpose, associatedData: Data(stored.kid.utf8))
         return try P256.PrivateKey(rawRepresentation: [UInt8](raw))
-    }
-
-    private func withKey<T>(_ body: ([UInt8]) throws -> T) rethrows -> T {
-        var key = masterKey.deriveKey(purpose: "custos/signing")
-        defer { OpenSSL.cleanse(&key) }
-        return try body(key)
     }
 }

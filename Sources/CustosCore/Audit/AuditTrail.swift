@@ -13,6 +13,7 @@ import Foundation
 public final class AuditTrail: Sendable {
     let store: any AuditStore
     let digester: any SecretDigester
+    let previousDigester: (any SecretDigester)?
     let clock: any Clock
 
     /// The largest page `list` returns.
@@ -22,9 +23,12 @@ public final class AuditTrail: Sendable {
 
     /// `digester.digest(bytes:)` makes each event's hash: a keyed one (HMAC under a key derived
     /// from the master key) in the server, so a chain rewritten without the key does not verify.
-    public init(store: any AuditStore, digester: any SecretDigester, clock: any Clock) {
+    /// `previousDigester` (the previous master key's, during a master-key rotation) is accepted
+    /// for events already in the chain; new events are always hashed with `digester`.
+    public init(store: any AuditStore, digester: any SecretDigester, previousDigester: (any SecretDigester)? = nil, clock: any Clock) {
         self.store = store
         self.digester = digester
+        self.previousDigester = previousDigester
         self.clock = clock
     }
 
@@ -56,10 +60,28 @@ public final class AuditTrail: Sendable {
         digester.digest(bytes: AuditCanonicalForm.bytes(of: event))
     }
 
+    /// Why `event`, read after `last`, breaks the chain; nil when it continues it. Its hash may
+    /// be `digester`'s or `previousDigester`'s.
+    func chainBreak(at event: AuditEvent, after last: AuditEvent?) -> AuditChainBreak? {
+        let expected = (last?.sequence ?? 0) + 1
+        if event.sequence != expected {
+            return AuditChainBreak(sequence: expected, reason: event.sequence > expected ? .missing : .outOfOrder)
+        }
+        if event.previousHash != (last?.hash ?? AuditEvent.genesisHash) {
+            return AuditChainBreak(sequence: event.sequence, reason: .brokenLink)
+        }
+        let canonical = AuditCanonicalForm.bytes(of: event)
+        if event.hash != digester.digest(bytes: canonical), previousDigester.map({ event.hash != $0.digest(bytes: canonical) }) ?? true {
+            return AuditChainBreak(sequence: event.sequence, reason: .hashMismatch)
+        }
+        return nil
+    }
+
     /// Walks the whole chain from the first event, a page at a time, recomputing every hash and
     /// link, and stops at the first event that breaks it: a sequence gap (`missing`), a
     /// `previousHash` that is not the hash of the event before (`brokenLink`), a stored hash
-    /// that is not the hash of the stored fields (`hashMismatch`), or a row that cannot be read
+    /// that is not the hash of the stored fields under the digester or the previous one
+    /// (`hashMismatch`), or a row that cannot be read
     /// back (`unreadable`). Throws only when the database fails.
     ///
     /// The chain alone cannot show events cut off at the end, or the whole chain rewritten
@@ -86,16 +108,7 @@ public final class AuditTrail: Sendable {
             }
             guard !page.isEmpty else { return result(nil) }
             for event in page {
-                let expected = (last?.sequence ?? 0) + 1
-                if event.sequence != expected {
-                    return result(AuditChainBreak(sequence: expected, reason: event.sequence > expected ? .missing : .outOfOrder))
-                }
-                if event.previousHash != (last?.hash ?? AuditEvent.genesisHash) {
-                    return result(AuditChainBreak(sequence: event.sequence, reason: .brokenLink))
-                }
-                if event.hash != hash(of: event) {
-                    return result(AuditChainBreak(sequence: event.sequence, reason: .hashMismatch))
-                }
+                if let broken = chainBreak(at: event, after: last) { return result(broken) }
                 checked += 1
                 last = event
             }

@@ -218,6 +218,7 @@ public struct ConfigurationLoader {
         case .databaseURL: c.databaseURL = string
         case .masterKey: c.masterKey = string
         case .masterKeyFile: c.masterKeyFile = string
+        case .previousMasterKeyFile: c.previousMasterKeyFile = string
         case .logLevel: c.logLevel = Logger.Level(name: string) ?? .info
         case .sqliteSynchronous: c.sqliteSynchronous = ServerConfiguration.SQLiteSynchronous(rawValue: string) ?? .full
         case .issuer: c.issuer = string

@@ -16,6 +16,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Base64 master key given directly (secret).
     public var masterKey: String?
     public var masterKeyFile: String?
+    /// During a master key rotation, the key before the master key: it still opens what it sealed.
+    public var previousMasterKeyFile: String?
     public var logLevel: Logger.Level = .info
     public var sqliteSynchronous: SQLiteSynchronous = .full
     public var databasePoolSize = 4

@@ -38,6 +38,7 @@ extension Setting {
     public static let dev = Setting("dev", .boolean, help: "development mode: generate and keep a master key in the data directory")
     public static let masterKey = Setting("master_key", .string, help: "master key, 32 bytes in base64 (prefer master_key_file)", secret: true)
     public static let masterKeyFile = Setting("master_key_file", .string, help: "file holding the base64 master key")
+    public static let previousMasterKeyFile = Setting("previous_master_key_file", .string, help: "during a master key rotation: file holding the previous master key, which still opens what it sealed")
     public static let threads = Setting("threads", .integer(1...1024), help: "HTTP worker threads (default cores x 2)")
     public static let maxBodyBytes = Setting("max_body_bytes", .integer(1024...(1 << 30)), help: "largest request body accepted (default 8388608)")
     public static let connectionTimeout = Setting("connection_timeout", .integer(1...3600), help: "seconds before an idle connection is closed (default 30)")
@@ -76,7 +77,7 @@ extension Setting {
 
     /// Every setting `custos serve` understands, in the order help and the start-up print show them.
     public static let all: [Setting] = [
-        .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .threads, .maxBodyBytes,
+        .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .maxBodyBytes,
         .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .shutdownGrace, .logLevel, .sqliteSynchronous,
         .databasePoolSize, .maxAttempts, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,

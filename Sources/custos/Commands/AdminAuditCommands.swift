@@ -17,10 +17,10 @@ enum AdminAuditCommands {
     ) { arguments in
         let expected = try arguments.value("expect-head").map(parseHead)
         let configuration = try ServeCommand.resolveConfiguration(arguments, settings: keyedSettings).configuration
-        let masterKey = try MasterKeyLoader.load(configuration)
-        let store = try MasterKeyLoader.openStore(configuration, checking: masterKey)
+        let masterKeys = try MasterKeyLoader.load(configuration)
+        let store = try MasterKeyLoader.openStore(configuration, checking: masterKeys)
         defer { store.close() }
-        let trail = ApplicationFactory.auditTrail(store: store, masterKey: masterKey)
+        let trail = ApplicationFactory.auditTrail(store: store, masterKeys: masterKeys)
         let result = try trail.verify()
         let found = try expected.map { try trail.list(userID: nil, transactionID: nil, afterSequence: $0.sequence - 1, limit: 1).first }
         if let broken = result.firstBreak {
@@ -80,7 +80,7 @@ enum AdminAuditCommands {
     }
 
     /// What `verify` reads: the database and the master key.
-    static let keyedSettings: [Setting] = DatabaseOptions.settings + [.dev, .masterKey, .masterKeyFile]
+    static let keyedSettings: [Setting] = DatabaseOptions.settings + [.dev, .masterKey, .masterKeyFile, .previousMasterKeyFile]
 
     /// A trail for listing only: listing reads events and never hashes, so it needs no key.
     private static func withTrail<T>(_ arguments: ParsedArguments, _ body: (AuditTrail) throws -> T) throws -> T {

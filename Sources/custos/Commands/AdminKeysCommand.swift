@@ -6,18 +6,18 @@ import Foundation
 /// `custos admin keys rotate`: a new template key, every face template re-sealed under it,
 /// straight against the database while servers keep running.
 enum AdminKeysCommand {
-    static let settings: [Setting] = [.dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile]
+    static let settings: [Setting] = [.dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile]
 
     static let rotate = Command(spec: CommandSpec(
         path: "admin keys rotate", summary: "Re-encrypt every face template under a new template key (no downtime).",
         options: [ClientOptions.json] + ServeCommand.settingOptions(settings))
     ) { arguments in
         let configuration = try ServeCommand.resolveConfiguration(arguments, settings: settings).configuration
-        let masterKey = try MasterKeyLoader.load(configuration)
-        let store = try MasterKeyLoader.openStore(configuration, checking: masterKey)
+        let masterKeys = try MasterKeyLoader.load(configuration)
+        let store = try MasterKeyLoader.openStore(configuration, checking: masterKeys)
         defer { store.close() }
-        let vault = TemplateVault(store: store, cipher: MasterKeyTemplateCipher(masterKey: masterKey), random: SecureRandom())
-        let report = try vault.rotateKeys(audit: ApplicationFactory.auditTrail(store: store, masterKey: masterKey), now: Date())
+        let vault = TemplateVault(store: store, cipher: MasterKeyTemplateCipher(masterKeys: masterKeys), random: SecureRandom())
+        let report = try vault.rotateKeys(audit: ApplicationFactory.auditTrail(store: store, masterKeys: masterKeys), now: Date())
         try ClientOptions.output(arguments, KeyRotationInfo(keyID: report.newKeyID, resealed: report.resealed, prunedKeys: report.prunedKeys)) {
             ["template key \(report.newKeyID) active; \(report.resealed) template(s) re-encrypted, \(report.prunedKeys) old key(s) retired"]
         }
@@ -34,13 +34,13 @@ enum AdminKeysCommand {
         let configuration = try ServeCommand.resolveConfiguration(arguments, settings: settings).configuration
         let publishFor = try arguments.integer("publish-for", in: 0...86400) ?? 60
         let retainFor = try arguments.integer("retain-for", in: 0...(366 * 86400)) ?? 86400
-        let masterKey = try MasterKeyLoader.load(configuration)
-        let store = try MasterKeyLoader.openStore(configuration, checking: masterKey)
+        let masterKeys = try MasterKeyLoader.load(configuration)
+        let store = try MasterKeyLoader.openStore(configuration, checking: masterKeys)
         defer { store.close() }
         let now = Date()
-        let kid = try SigningKeyRing(store: store, masterKey: masterKey).rotate(now: now, publishFor: TimeInterval(publishFor),
-                                                                              retainFor: TimeInterval(retainFor))
-        try ApplicationFactory.auditTrail(store: store, masterKey: masterKey).record(.keyRotation, userID: nil, details: ["signing_key_id": kid])
+        let kid = try SigningKeyRing(store: store, masterKeys: masterKeys).rotate(now: now, publishFor: TimeInterval(publishFor),
+                                                                                retainFor: TimeInterval(retainFor))
+        try ApplicationFactory.auditTrail(store: store, masterKeys: masterKeys).record(.keyRotation, userID: nil, details: ["signing_key_id": kid])
         let activates = now.addingTimeInterval(TimeInterval(publishFor))
         try ClientOptions.output(arguments, SigningRotationInfo(kid: kid, activatesAt: activates)) {
             ["signing key \(kid) published; it signs from \(iso(activates))"]

@@ -48,12 +48,13 @@ enum ServeCommand {
         let sink = FileDescriptorLogSink(fileDescriptor: STDERR_FILENO)
         let logger = Logger(sink: sink, level: configuration.logLevel)
 
-        let masterKey = try MasterKeyLoader.load(configuration)
-        let store = try MasterKeyLoader.openStore(configuration, checking: masterKey)
+        let masterKeys = try MasterKeyLoader.load(configuration)
+        let masterKey = masterKeys.primary
+        let store = try MasterKeyLoader.openStore(configuration, checking: masterKeys)
         let server: HTTPServer
         let dependencies: ApplicationDependencies
         do {
-            dependencies = try ApplicationFactory.dependencies(configuration, store: store, masterKey: masterKey)
+            dependencies = try ApplicationFactory.dependencies(configuration, store: store, masterKeys: masterKeys)
             server = CustosApplication.makeServer(dependencies, configuration: configuration.http, logger: logger)
             try server.start()
         } catch {
@@ -71,7 +72,8 @@ enum ServeCommand {
                 "master_key_file": .string(configuration.developmentKeyPath), "master_key_id": .string(masterKey.keyID),
             ])
         } else {
-            logger.info("master_key", ["master_key_id": .string(masterKey.keyID)])
+            logger.log(.info, "master_key", fields: [("master_key_id", .string(masterKey.keyID))]
+                + (masterKeys.previous.map { [("previous_master_key_id", LogValue.string($0.keyID))] } ?? []))
         }
         sink.flush()
 

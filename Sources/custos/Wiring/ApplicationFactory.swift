@@ -8,17 +8,17 @@ import Foundation
 /// Wires the live parts (store, OpenSSL/Argon2 crypto, face engine, clock) into the
 /// application's services.
 enum ApplicationFactory {
-    static func dependencies(_ configuration: ServerConfiguration, store: SQLStore, masterKey: MasterKey) throws -> ApplicationDependencies {
+    static func dependencies(_ configuration: ServerConfiguration, store: SQLStore, masterKeys: MasterKeys) throws -> ApplicationDependencies {
         let random = SecureRandom()
         let digester = SHA256SecretDigester()
         let clock = SystemClock()
         let hasher = Argon2id(cost: .init(iterations: configuration.argon2Iterations, memoryKiB: configuration.argon2MemoryKiB,
                                           parallelism: 1), random: random)
-        let audit = auditTrail(store: store, masterKey: masterKey)
+        let audit = auditTrail(store: store, masterKeys: masterKeys)
         let identity = try IdentityService(store: store, hasher: hasher, keys: P256DeviceKeyVerifier(), digester: digester,
                                            random: random, clock: clock, policy: configuration.identity, audit: audit)
         let apiKeys = APIKeyService(store: store, digester: digester, random: random, clock: clock)
-        let signer = SigningKeyRing(store: store, masterKey: masterKey, random: random)
+        let signer = SigningKeyRing(store: store, masterKeys: masterKeys, random: random)
         var idv: IDVService?
         if configuration.idvEnabled {
             let engine: FaceEngine
@@ -34,16 +34,18 @@ enum ApplicationFactory {
             }
             idv = IDVService(store: store, identity: identity, faces: engine,
                              liveness: ChallengeLivenessDetector(policy: configuration.idv.liveness),
-                             cipher: MasterKeyTemplateCipher(masterKey: masterKey), audit: audit,
+                             cipher: MasterKeyTemplateCipher(masterKeys: masterKeys), audit: audit,
                              digester: digester, random: random, clock: clock, policy: configuration.idv, signer: signer,
                              verdictSigning: VerdictSigning(issuer: configuration.resolvedIssuer, audience: configuration.idvAudience))
         }
         return ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv, signer: signer)
     }
 
-    /// The audit trail, its chain keyed under the master key.
-    static func auditTrail(store: SQLStore, masterKey: MasterKey) -> AuditTrail {
-        AuditTrail(store: store, digester: MasterKeyAuditDigester(masterKey: masterKey), clock: SystemClock())
+    /// The audit trail, its chain keyed under the master key (events of the previous one, during
+    /// a master key rotation, still verify).
+    static func auditTrail(store: SQLStore, masterKeys: MasterKeys) -> AuditTrail {
+        AuditTrail(store: store, digester: MasterKeyAuditDigester(masterKey: masterKeys.primary),
+                   previousDigester: masterKeys.previous.map(MasterKeyAuditDigester.init(masterKey:)), clock: SystemClock())
     }
 
     /// API keys straight in the database (bootstrap: the first admin key needs no server).
