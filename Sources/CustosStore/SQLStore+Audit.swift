@@ -12,10 +12,7 @@ extension SQLStore: AuditStore {
     /// writer's `BEGIN IMMEDIATE` (other processes wait up to the busy timeout). The head is
     /// read after the lock, so it is the committed last event.
     public func appendAuditEvent(_ make: (_ head: AuditChainHead?) throws -> AuditEvent) throws -> AuditEvent {
-        try database.transaction { connection in
-            if database.dialect == .postgresql {
-                try connection.execute("LOCK TABLE audit_events IN EXCLUSIVE MODE")
-            }
+        try lockingAuditChain { connection in
             let head = try connection.queryFirst("SELECT sequence, hash FROM audit_events ORDER BY sequence DESC LIMIT 1")
                 .map { AuditChainHead(sequence: try $0.int64(0), hash: try $0.data(1)) }
             let event = try make(head)
@@ -35,6 +32,40 @@ extension SQLStore: AuditStore {
                 ]
             )
             return event
+        }
+    }
+
+    /// Under the chain's lock, like appends; each page is read on the transaction's connection,
+    /// so it sees the rows already rewritten.
+    public func rewriteAuditChain(pageSize: Int, _ rewrite: (AuditEvent) throws -> AuditEvent) throws -> Int {
+        try lockingAuditChain { connection in
+            var changed = 0
+            var after: Int64 = 0
+            while true {
+                let page = try connection.query(
+                    "SELECT \(Self.auditColumns) FROM audit_events WHERE sequence > ? ORDER BY sequence LIMIT ?",
+                    [.integer(after), .integer(Int64(max(1, pageSize)))]
+                ).map(Self.auditEvent(from:))
+                guard let last = page.last else { return changed }
+                for event in page {
+                    let rewritten = try rewrite(event)
+                    guard rewritten.previousHash != event.previousHash || rewritten.hash != event.hash else { continue }
+                    try connection.execute("UPDATE audit_events SET previous_hash = ?, hash = ? WHERE sequence = ?",
+                                           [.blob(rewritten.previousHash), .blob(rewritten.hash), .integer(event.sequence)])
+                    changed += 1
+                }
+                after = last.sequence
+            }
+        }
+    }
+
+    /// One transaction that first takes the chain's lock (see `appendAuditEvent`).
+    private func lockingAuditChain<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try database.transaction { connection in
+            if database.dialect == .postgresql {
+                try connection.execute("LOCK TABLE audit_events IN EXCLUSIVE MODE")
+            }
+            return try body(connection)
         }
     }
 

@@ -12,4 +12,9 @@ extension SQLStore: ServerMetadataStore {
         }
         return try stored.string(0)
     }
+
+    public func replaceMetadata(_ name: String, expected: String, with value: String) throws -> Bool {
+        try database.execute("UPDATE server_metadata SET value = ? WHERE name = ? AND value = ?",
+                             [.text(value), .text(name), .text(expected)]) > 0
+    }
 }

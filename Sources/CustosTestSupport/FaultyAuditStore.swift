@@ -26,6 +26,11 @@ public final class FaultyAuditStore: AuditStore {
         return try base.appendAuditEvent(make)
     }
 
+    public func rewriteAuditChain(pageSize: Int, _ rewrite: (AuditEvent) throws -> AuditEvent) throws -> Int {
+        if failing.load(ordering: .sequentiallyConsistent) { throw Self.injected }
+        return try base.rewriteAuditChain(pageSize: pageSize, rewrite)
+    }
+
     public func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?) throws -> [AuditEvent] {
         try base.auditEvents(afterSequence: afterSequence, limit: limit, userID: userID, transactionID: transactionID)
     }

@@ -161,6 +161,33 @@ import Testing
         try expectBreak(at: 5, .hashMismatch)
     }
 
+    // MARK: Re-keying
+
+    /// During a master key rotation events of either key verify; re-keying leaves one key and
+    /// walks every page.
+    @Test func rekeyingMovesAMixedChainToTheNewKey() throws {
+        let count = AuditTrail.verifyPageSize + 5
+        try recordMany(count)
+        let rotating = AuditTrail(store: store, digester: Digester(key: 1), previousDigester: Digester(), clock: clock)
+        try rotating.record(.lockout, userID: "u")
+        #expect(try !trail.verify().isIntact)
+        #expect(try rotating.verify().isIntact)
+        #expect(try rotating.rekey() == count + 1)
+        let newOnly = AuditTrail(store: store, digester: Digester(key: 1), clock: clock)
+        #expect(try newOnly.verify() == AuditVerification(checked: count + 1, lastSequence: Int64(count + 1), headHash: store.events.last?.hash,
+                                                          firstBreak: nil))
+        #expect(try rotating.rekey() == 0)
+    }
+
+    @Test func rekeyingRefusesABrokenChainAndChangesNothing() throws {
+        try recordMany(10)
+        store.events[6].details["n"] = "forged"
+        let before = store.events
+        let rotating = AuditTrail(store: store, digester: Digester(key: 1), previousDigester: Digester(), clock: clock)
+        #expect(throws: AuditError.brokenChain(AuditChainBreak(sequence: 7, reason: .hashMismatch))) { try rotating.rekey() }
+        #expect(store.events == before)
+    }
+
     // MARK: Helpers
 
     func recordMany(_ count: Int) throws {
@@ -205,6 +232,15 @@ import Testing
             }
         }
 
+        /// All or nothing, like the database's transaction.
+        func rewriteAuditChain(pageSize: Int, _ rewrite: (AuditEvent) throws -> AuditEvent) throws -> Int {
+            try lock.withLock {
+                let rewritten = try stored.map(rewrite)
+                defer { stored = rewritten }
+                return zip(stored, rewritten).filter { $0 != $1 }.count
+            }
+        }
+
         /// In stored order (as a database would return rows by a key that was altered).
         func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?) throws -> [AuditEvent] {
             try lock.withLock {
@@ -220,13 +256,16 @@ import Testing
     }
 
     /// Not SHA-256 (Core has no crypto): 32 bytes from the standard library's hasher, stable
-    /// within one test process, which is all the chain needs here.
+    /// within one test process, which is all the chain needs here. Another `key` gives other
+    /// hashes, like another master key.
     struct Digester: SecretDigester {
+        var key = 0
         func digest(_ secret: String) -> Data { digest(bytes: Data(secret.utf8)) }
         func digest(bytes: Data) -> Data {
             var out = Data()
             for lane in 0..<4 {
                 var hasher = Hasher()
+                hasher.combine(key)
                 hasher.combine(lane)
                 hasher.combine(bytes)
                 withUnsafeBytes(of: hasher.finalize()) { out.append(contentsOf: $0) }

@@ -39,6 +39,8 @@ enum AuditCheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case deletedEventIsNamed
     case relinkedEventIsNamed
     case unreadableEventIsNamed
+    case rekeyRewritesEveryLinkAndHash
+    case rekeyRefusesABrokenChain
 
     var testDescription: String { rawValue }
 
@@ -55,19 +57,23 @@ enum AuditCheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case .deletedEventIsNamed: try withStore(kind, Self.deletedEvent)
         case .relinkedEventIsNamed: try withStore(kind, Self.relinkedEvent)
         case .unreadableEventIsNamed: try withStore(kind, Self.unreadableEvent)
+        case .rekeyRewritesEveryLinkAndHash: try withStore(kind, Self.rekey)
+        case .rekeyRefusesABrokenChain: try withStore(kind, Self.rekeyRefuses)
         }
     }
 
     // MARK: Fixtures
 
     /// Not SHA-256 (this target has no crypto): four FNV-1a passes, 32 bytes that change
-    /// with every input byte, which is all the chain checks need.
+    /// with every input byte, which is all the chain checks need. Another `key` gives other
+    /// hashes, like another master key.
     struct Digester: SecretDigester {
+        var key: UInt64 = 0
         func digest(_ secret: String) -> Data { digest(bytes: Data(secret.utf8)) }
         func digest(bytes: Data) -> Data {
             var out = Data()
             for seed in UInt64(1)...4 {
-                var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed
+                var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ seed ^ (key << 8)
                 for byte in bytes {
                     hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
                 }
@@ -279,5 +285,44 @@ enum AuditCheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(throws: AuditError.unreadableEvent(sequence: 5, reason: "details are not a JSON object of strings")) {
             try trail.list(userID: "bob", transactionID: nil)
         }
+    }
+
+    // MARK: Re-keying
+
+    /// A chain of events under the old key, then two appended by a node already on the new key,
+    /// comes out whole under the new key alone; a second pass changes nothing.
+    static func rekey(_ store: SQLStore, _: StoreHarness) throws {
+        let old = trail(store)
+        let new = AuditTrail(store: store, digester: Digester(key: 7), previousDigester: Digester(), clock: Clock())
+        let before = try recordSix(old) + [try new.record(.lockout, userID: "bob"), try new.record(.optOut, userID: "alice")]
+        #expect(try !old.verify().isIntact && new.verify().isIntact)
+
+        #expect(try new.rekey() == 8)
+        let after = try new.list(userID: nil, transactionID: nil)
+        #expect(after.count == 8)
+        for (was, now) in zip(before, after) {
+            var unchanged = now
+            unchanged.previousHash = was.previousHash
+            unchanged.hash = was.hash
+            #expect(unchanged == was)
+        }
+        let newOnly = AuditTrail(store: store, digester: Digester(key: 7), clock: Clock())
+        #expect(try newOnly.verify() == AuditVerification(checked: 8, lastSequence: 8, headHash: after.last?.hash, firstBreak: nil))
+        #expect(try new.rekey() == 0)
+        #expect(try new.list(userID: nil, transactionID: nil) == after)
+        #expect(try newOnly.record(.lockout, userID: "carol").sequence == 9)
+    }
+
+    /// An altered event anywhere refuses the re-keying, and nothing changes.
+    static func rekeyRefuses(_ store: SQLStore, _: StoreHarness) throws {
+        let old = trail(store)
+        try recordSix(old)
+        try store.database.execute("UPDATE audit_events SET user_id = ? WHERE sequence = ?", [.text("mallory"), .integer(5)])
+        let stored = try old.list(userID: nil, transactionID: nil)
+        let new = AuditTrail(store: store, digester: Digester(key: 7), previousDigester: Digester(), clock: Clock())
+        #expect(throws: AuditError.brokenChain(AuditChainBreak(sequence: 5, reason: .hashMismatch))) { try new.rekey() }
+        #expect(try old.list(userID: nil, transactionID: nil) == stored)
+        try store.database.execute("UPDATE audit_events SET details = ? WHERE sequence = ?", [.text("not json"), .integer(2)])
+        #expect(throws: AuditError.unreadableEvent(sequence: 2, reason: "details are not a JSON object of strings")) { try new.rekey() }
     }
 }

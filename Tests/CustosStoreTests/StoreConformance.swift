@@ -58,6 +58,8 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     case atomicRollsBackTogether
     case atomicSurvivesAFailedStatement
     case atomicAuditAppendJoins
+    case sealedRecordsPageAndReplace
+    case metadataReplace
 
     var testDescription: String { rawValue }
 
@@ -72,6 +74,8 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         case .atomicRollsBackTogether: try withStore(kind, Self.atomicRollsBackTogether)
         case .atomicSurvivesAFailedStatement: try withStore(kind, Self.atomicSurvivesAFailedStatement)
         case .atomicAuditAppendJoins: try withStore(kind, Self.atomicAuditAppendJoins)
+        case .sealedRecordsPageAndReplace: try withStore(kind, Self.sealedRecordsPageAndReplace)
+        case .metadataReplace: try withStore(kind, Self.metadataReplace)
         case .issuePeekConsume: try withStore(kind, Self.issuePeekConsume)
         case .consumedOnlyOnce: try withStore(kind, Self.consumedOnlyOnce)
         case .expiredNotConsumable: try withStore(kind, Self.expiredNotConsumable)

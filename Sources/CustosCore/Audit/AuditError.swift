@@ -19,6 +19,8 @@ public enum AuditError: Error, Equatable, Sendable {
     /// The event offered for appending does not continue the chain (wrong sequence or
     /// previous hash); nothing was written.
     case chainConflict(String)
+    /// The chain does not hold at this event (re-keying refused; nothing was changed).
+    case brokenChain(AuditChainBreak)
 
     public var code: String {
         switch self {
@@ -29,6 +31,7 @@ public enum AuditError: Error, Equatable, Sendable {
         case .invalidPage: "audit_invalid_page"
         case .unreadableEvent: "audit_unreadable_event"
         case .chainConflict: "audit_chain_conflict"
+        case .brokenChain: "audit_chain_broken"
         }
     }
 
@@ -41,6 +44,7 @@ public enum AuditError: Error, Equatable, Sendable {
         case .invalidPage(let reason): "Invalid audit page: \(reason)."
         case .unreadableEvent(let sequence, let reason): "Audit event \(sequence) cannot be read: \(reason)."
         case .chainConflict(let reason): "The audit event does not continue the chain: \(reason)."
+        case .brokenChain(let broken): "The audit chain is broken at event \(broken.sequence): \(broken.reason)."
         }
     }
 }

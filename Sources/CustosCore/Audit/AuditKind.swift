@@ -26,6 +26,9 @@ public enum AuditKind: String, Sendable, CaseIterable {
     case userDeleted = "user.deleted"
     /// Keys were rotated (signing keys, template encryption keys); key ids only.
     case keyRotation = "keys.rotated"
+    /// Everything sealed under the master key was re-sealed under a new one, and the chain
+    /// re-keyed (`custos admin keys rotate-master`); the old and new key ids and counts only.
+    case masterKeyRotated = "keys.master_key_rotated"
     /// A user was locked after running out of attempts.
     case lockout = "user.locked"
 }

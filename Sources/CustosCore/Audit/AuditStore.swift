@@ -20,6 +20,14 @@ public protocol AuditStore: Sendable {
     /// short (compute a hash, read the clock), no I/O.
     func appendAuditEvent(_ make: (_ head: AuditChainHead?) throws -> AuditEvent) throws -> AuditEvent
 
+    /// Rewrites the chain's links and hashes, for re-keying it: inside one database transaction
+    /// that locks the chain as `appendAuditEvent` does, calls `rewrite` with every event in
+    /// ascending sequence order (read `pageSize` at a time) and stores the `previousHash` and
+    /// `hash` of what it returns where they differ; nothing else of an event changes. An error
+    /// thrown by `rewrite` rolls everything back and is rethrown. Returns how many events
+    /// changed.
+    func rewriteAuditChain(pageSize: Int, _ rewrite: (AuditEvent) throws -> AuditEvent) throws -> Int
+
     /// Up to `limit` (> 0) events with a sequence above `afterSequence`, in ascending sequence
     /// order; only those of `userID` and of `transactionID` when given.
     func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?) throws -> [AuditEvent]

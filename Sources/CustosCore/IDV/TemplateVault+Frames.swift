@@ -3,7 +3,8 @@ import Foundation
 /// Frame fingerprints at rest: sealed under the active template key like templates, bound to
 /// the user and to their purpose (a memory cannot be passed off as a template or moved).
 extension TemplateVault {
-    static func frameMemoryOwner(_ userID: String) -> Data { Data(("frames|" + userID).utf8) }
+    /// The associated data a frame memory of `userID` is sealed with.
+    public static func frameMemoryOwner(_ userID: String) -> Data { Data(("frames|" + userID).utf8) }
 
     func sealFrames(_ fingerprints: [FrameFingerprint?], id: String, userID: String, now: Date,
                     expiresAt: Date) throws -> SealedFrameMemory {

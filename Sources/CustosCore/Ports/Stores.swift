@@ -87,6 +87,8 @@ public protocol ServerMetadataStore: Sendable {
     /// The value stored under `name`, storing `value` first when there is none (atomically:
     /// of two nodes starting at once, both read the first one's value).
     func metadata(_ name: String, storingIfAbsent value: String) throws -> String
+    /// Sets `name` to `value` only while it is `expected`; false otherwise.
+    func replaceMetadata(_ name: String, expected: String, with value: String) throws -> Bool
 }
 
 /// Everything the server needs from its database at this stage.
