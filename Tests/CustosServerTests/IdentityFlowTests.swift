@@ -130,6 +130,44 @@ import FoundationNetworking
         #expect(try await client.login(userID: userID, deviceID: deviceID, password: Self.password).statusCode == 100)
     }
 
+    /// The same burst split over two nodes sharing one database: still exactly the limit is
+    /// judged and one lock recorded; a right password sent after the burst is refused.
+    @Test(arguments: StoreKind.available)
+    func parallelWrongPasswordsOnTwoNodesCountExactlyTheLimit(kind: StoreKind) async throws {
+        let store = try LiveServer.store(kind)
+        let first = try LiveServer(store: store), second = try LiveServer(store: store)
+        defer { first.server.stop(); second.stop() }
+        let keys = FileManager.default.temporaryDirectory.appendingPathComponent("custos-keys-\(UUID().uuidString)")
+        let created = try await first.admin().createUser("two-\(UUID().uuidString.prefix(6))")
+        let userID = created.user.userID
+        let one = try first.client(keys: keys)
+        let activated = try await one.activate(userID: userID, activationCode: created.activation.activationCode, password: Self.password,
+                                               deviceName: "phone")
+        let deviceID = try #require(activated.deviceID)
+        // The same device key, filed for the second node's address too.
+        let otherKeys = keys.appendingPathExtension("second")
+        _ = try FileDeviceKeyStore(directory: otherKeys).createKey(for: second.baseURL.absoluteString + "|" + userID)
+        let keyFile = try #require(try FileManager.default.contentsOfDirectory(atPath: keys.path).first)
+        let copy = try #require(try FileManager.default.contentsOfDirectory(atPath: otherKeys.path).first)
+        let destination = otherKeys.appendingPathComponent(copy)
+        try FileManager.default.removeItem(at: destination)
+        try FileManager.default.copyItem(at: keys.appendingPathComponent(keyFile), to: destination)
+        let two = try second.client(keys: otherKeys)
+        let answers = await withTaskGroup(of: Int.self) { group in
+            for index in 0..<20 {
+                let client = index.isMultiple(of: 2) ? one : two
+                group.addTask { (try? await client.login(userID: userID, deviceID: deviceID, password: "wrong password!"))?.statusCode ?? 0 }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        #expect(answers.filter { $0 == 401 }.count == 4, "\(answers.sorted())")
+        #expect(answers.filter { $0 == 153 }.count == 16, "\(answers.sorted())")
+        #expect(try await two.login(userID: userID, deviceID: deviceID, password: Self.password).statusCode == 153)
+        let locks = try LiveServer.audit(store).list(userID: userID, transactionID: nil).filter { $0.kind == AuditKind.lockout.rawValue }
+        #expect(locks.count == 1)
+        #expect(try store.user(id: userID)?.lockoutCount == 1)
+    }
+
     /// Twenty wrong activation codes at once: exactly the limit of tries is judged.
     @Test(arguments: StoreKind.available)
     func parallelWrongActivationCodesCountExactlyTheLimit(kind: StoreKind) async throws {

@@ -133,9 +133,12 @@ extension IDVService {
             var result = IDVResult(status: .cancelled, attemptsLeft: try identity.attemptsLeft(userID: transaction.userID))
             transaction.result = result
             guard try store.updateTransaction(transaction, expected: expected) else { return nil }
+            var attemptUsed = false
             if expected == .challenged {
-                let outcome = try identity.recordFailedAttempt(userID: transaction.userID)
-                result.attempts = 1
+                let used = try identity.takeAttempt(userID: transaction.userID)
+                let outcome = try identity.concludeFailedAttempt(userID: transaction.userID, used: used)
+                attemptUsed = used != nil
+                result.attempts = attemptUsed ? 1 : 0
                 result.attemptsLeft = outcome.attemptsLeft
                 if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }
             }
@@ -143,7 +146,7 @@ extension IDVService {
             transaction.result = result
             _ = try store.updateTransaction(transaction, expected: .cancelled)
             var details = ["workflow": String(transaction.workflow.rawValue), "attempts_left": String(result.attemptsLeft),
-                           "attempt_used": expected == .challenged ? "true" : "false"]
+                           "attempt_used": attemptUsed ? "true" : "false"]
             if why != .cancelled { details[why.rawValue] = "true" }
             try audit.record(.idvCancelled, userID: transaction.userID, transactionID: transaction.id, details: details)
             return (transaction, result)

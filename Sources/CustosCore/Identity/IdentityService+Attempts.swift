@@ -6,11 +6,6 @@ extension IdentityService {
         try attempts.attemptsLeft(userID)
     }
 
-    /// Counts a failed factor; when the attempts run out the user is locked (status 153).
-    public func recordFailedAttempt(userID: String) throws -> AuthenticationOutcome {
-        try fail(userID, user: try store.user(id: userID), now: clock.now())
-    }
-
     /// Takes one of the user's attempts before another factor (a face) is judged, so parallel
     /// tries cannot be judged more often than the attempts allow; nil when none is left. Follow
     /// it with `resetAttempts` (the factor succeeded), `giveBackAttempt` (nothing was judged)

@@ -72,12 +72,6 @@ public final class IdentityService: Sendable {
         return (session, token)
     }
 
-    /// Counts a failure against the user's shared counter and locks the user when the
-    /// attempts run out.
-    func fail(_ userID: String, user: User?, now: Date) throws -> AuthenticationOutcome {
-        try concludeFailure(userID, user: user, used: try attempts.take(userID, now: now), now: now)
-    }
-
     /// A failure whose attempt was already taken (`used` counts it; nil: none was left). Only
     /// the failure that used the last attempt locks the user, so a burst locks once; the count
     /// stays full while the lock lasts (see `clearExpiredLock`).
