@@ -18,9 +18,10 @@ run: build
 	$(BIN) serve --dev --data-dir $(DATA_DIR) --host 127.0.0.1 --port $(PORT)
 
 # Face code is slow unoptimised, so tests build and run in release. PostgreSQL tests run
-# against a throwaway cluster that scripts/with-postgres.sh starts and always stops.
+# against a throwaway cluster that scripts/with-postgres.sh starts and always stops; a
+# missing PostgreSQL, ../shared/data or face model fails the run instead of skipping tests.
 test: build
-	CUSTOS_REQUIRE_POSTGRES=1 scripts/with-postgres.sh scripts/run-tests.sh
+	CUSTOS_REQUIRE_POSTGRES=1 CUSTOS_REQUIRE_FACES=1 scripts/with-postgres.sh scripts/run-tests.sh
 
 bench-http: build
 	bench/http.sh

@@ -5,4 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift test -c release --skip PostgresOutage
-CUSTOS_TEST_PG_OUTAGE=1 swift test -c release --no-parallel --filter PostgresOutage
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+CUSTOS_TEST_PG_OUTAGE=1 swift test -c release --no-parallel --filter PostgresOutage 2>&1 | tee "$log"
+# A filter that matches nothing passes quietly: an outage pass that ran no test is a failure.
+grep -Eq "Test run with [1-9][0-9]* tests?" "$log" || { echo "run-tests.sh: the PostgreSQL outage pass ran no test" >&2; exit 1; }

@@ -17,6 +17,10 @@ public enum TestEnvironment {
 
     /// `CUSTOS_TEST_PG_OUTAGE=1`: no other test uses the scratch server now, so a test may
     /// stop and restart it.
+    /// `CUSTOS_REQUIRE_FACES=1` (set by `make test`): the shared data and the face models
+    /// must be there, so a missing `../shared` fails the run instead of skipping every face test.
+    public static var facesRequired: Bool { variables["CUSTOS_REQUIRE_FACES"] == "1" }
+
     public static var outageAllowed: Bool { variables["CUSTOS_TEST_PG_OUTAGE"] == "1" }
 
     /// scripts/pg-ctl.sh, to stop and start the scratch cluster.

@@ -83,7 +83,7 @@ import Testing
         #expect(try f.live.store.openTransactions(userID: f.userID).map(\.id) == [challenge.idvAuditTransactionID])
         #expect(try f.live.identity.attemptsLeft(userID: f.userID) == 5)
 
-        await #expect(throws: CustosError.self) { try await f.client.optOutIDVBiometric() }
+        await expectError("database_unavailable") { try await f.client.optOutIDVBiometric() }
         #expect(try f.live.store.template(userID: f.userID) != nil)
         #expect(try f.events() == before)
 

@@ -30,3 +30,16 @@ let needsFaces = Testing.ConditionTrait.enabled(
     if: SharedData.isAvailable && isOptimizedBuild && (try? FaceFixture.engine()) != nil,
     Comment(rawValue: !isOptimizedBuild ? "face tests run in release builds only (swift test -c release)"
             : !SharedData.isAvailable ? SharedData.missingMessage : "the face models are not installed (scripts/install-deps.sh)"))
+
+/// With `CUSTOS_REQUIRE_FACES=1` (`make test`, CI) the gate above must be open: a missing
+/// `../shared/data` or face model fails the run instead of silently skipping every face and
+/// server biometric test.
+@Test(
+    "the shared data, the face models and a release build are there when CUSTOS_REQUIRE_FACES=1",
+    .enabled(if: TestEnvironment.facesRequired, "CUSTOS_REQUIRE_FACES is not 1")
+)
+func facesAreAvailableWhenRequired() throws {
+    #expect(isOptimizedBuild, "face tests run in release builds only (swift test -c release)")
+    #expect(SharedData.isAvailable, Comment(rawValue: SharedData.missingMessage))
+    _ = try FaceFixture.engine()
+}

@@ -108,7 +108,7 @@ import Testing
         #expect(kinds.filter { $0 == AuditKind.templateReplaced.rawValue }.count == 2)
         #expect(kinds.filter { $0 == AuditKind.enrollment.rawValue }.count == 1)
         #expect(kinds.contains(AuditKind.enrollmentGranted.rawValue))
-        await #expect(throws: CustosError.self) { try await live.admin().grantEnrollment("nobody-\(UUID().uuidString.prefix(6))") }
+        await expectError("user_not_found") { try await live.admin().grantEnrollment("nobody-\(UUID().uuidString.prefix(6))") }
     }
 
     /// `--enrollment grant`: no enrolment without the relying party's grant, even after an opt-out.

@@ -195,7 +195,7 @@ import Testing
             last = try await client.initiateIDVServerBiometricAuthentication(reason: "Attempt \(index + 1)", frameSource: spoof)
         }
         #expect(last?.statusCode == 153 && last?.attemptsLeft == 0)
-        await #expect(throws: CustosError.self) { try await client.checkIDVUserBiometricTemplateStatus() }
+        await expectError("invalid_session") { try await client.checkIDVUserBiometricTemplateStatus() }
         #expect(try await live.admin().user(userID).locked)
         #expect(try LiveServer.audit(live.store).list(userID: userID, transactionID: nil).contains { $0.kind == AuditKind.lockout.rawValue })
     }

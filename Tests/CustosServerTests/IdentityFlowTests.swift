@@ -82,7 +82,7 @@ import FoundationNetworking
                                                       passwordChangeToken: token)
         #expect(changed.statusCode == 100)
         // The change token is single-use.
-        await #expect(throws: CustosError.self) {
+        await expectError("invalid_session") {
             try await client.changePassword(userID: userID, oldPassword: "a brand new secret", newPassword: "yet another secret",
                                             passwordChangeToken: token)
         }
@@ -231,7 +231,7 @@ import FoundationNetworking
         let code = created.activation.activationCode
         let first = try await live.client().activate(userID: created.user.userID, activationCode: code, password: Self.password, deviceName: "a")
         #expect(first.statusCode == 100)
-        await #expect(throws: CustosError.self) {
+        await expectError("invalid_activation_code") {
             try await live.client().activate(userID: created.user.userID, activationCode: code, password: Self.password, deviceName: "b")
         }
         do {
@@ -316,7 +316,7 @@ import FoundationNetworking
         #expect(result.statusCode == 401)
         #expect(result.session == nil)
         // Its session ended too.
-        await #expect(throws: CustosError.self) { try await client.sessions() }
+        await expectError("invalid_session") { try await client.sessions() }
         #expect(try await live.admin().devices(userID).first?.revokedAt != nil)
     }
 
@@ -394,8 +394,8 @@ import FoundationNetworking
         let (client, userID, _) = try await Self.activatedUser(live)
         let admin = try live.admin()
         try await admin.deleteUser(userID)
-        await #expect(throws: CustosError.self) { try await admin.user(userID) }
-        await #expect(throws: CustosError.self) { try await client.sessions() }
+        await expectError("user_not_found") { try await admin.user(userID) }
+        await expectError("invalid_session") { try await client.sessions() }
         #expect(try live.store.devices(userID: userID).isEmpty)
         #expect(try LiveServer.audit(live.store).list(userID: userID, transactionID: nil).map(\.kind).last == AuditKind.userDeleted.rawValue)
     }
@@ -429,7 +429,7 @@ import FoundationNetworking
         defer { live.stop() }
         let admin = try live.admin()
         for id in ["u1", "u2", "u3", "u4", "u5"] { _ = try await admin.createUser(id) }
-        await #expect(throws: CustosError.self) { try await admin.createUser("u3") }
+        await expectError("user_exists") { try await admin.createUser("u3") }
         let first = try await admin.users(limit: 2)
         #expect(first.users.map(\.userID) == ["u1", "u2"])
         let second = try await admin.users(after: first.nextAfter, limit: 2)

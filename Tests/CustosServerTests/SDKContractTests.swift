@@ -83,7 +83,7 @@ import Testing
         defer { live.stop() }
         let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
         let status = FirstEvent(client, .onIDVCheckUserBiometricTemplateStatus)
-        await #expect(throws: CustosError.self) { try await client.checkIDVUserBiometricTemplateStatus() }
+        await expectError("idv_unavailable") { try await client.checkIDVUserBiometricTemplateStatus() }
         let event = try await status.value
         #expect(event.error?.code == "idv_unavailable" && event.error?.longErrorCode == 503)
         #expect(event.response == nil && event.userID == userID)
