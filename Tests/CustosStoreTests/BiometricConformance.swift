@@ -132,3 +132,46 @@ extension ConformanceCheck {
         #expect(try store.value("throttle:b") == 1 && store.value("other") == 1)
     }
 }
+
+/// Document scan images: one per side of a transaction, unreadable once expired, purged by
+/// housekeeping, gone with their user.
+extension ConformanceCheck {
+    static func documentImages(_ store: SQLStore, _: StoreHarness) throws {
+        for name in ["alice", "bob"] { try store.createUser(user(name)) }
+        for (id, userID) in [("t1", "alice"), ("t2", "alice"), ("t3", "bob")] {
+            try store.createTransaction(IDVTransaction(id: id, userID: userID, workflow: .serverBiometricAuthentication, reason: "r",
+                                                       state: .completed, consentVersion: nil, createdAt: testNow,
+                                                       expiresAt: testNow.addingTimeInterval(600)))
+        }
+        func document(_ id: String, _ transactionID: String, _ userID: String, _ side: DocumentSide,
+                      lifetime: TimeInterval = 3600) -> SealedDocument {
+            SealedDocument(id: id, transactionID: transactionID, userID: userID, side: side, keyID: "tk_1",
+                           ciphertext: Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }) + Data(id.utf8),
+                           createdAt: testNow, expiresAt: testNow.addingTimeInterval(lifetime))
+        }
+        try store.saveDocument(document("d2", "t1", "alice", .back))
+        try store.saveDocument(document("d1", "t1", "alice", .front))
+        try store.saveDocument(document("d3", "t2", "alice", .front, lifetime: 60))
+        try store.saveDocument(document("d4", "t3", "bob", .front))
+        // Large images come back byte for byte; sides front first.
+        #expect(try store.document(transactionID: "t1", side: .front, now: testNow) == document("d1", "t1", "alice", .front))
+        #expect(try store.document(transactionID: "t1", side: .back, now: testNow)?.id == "d2")
+        #expect(try store.documentSides(transactionID: "t1", now: testNow) == [.front, .back])
+        #expect(try store.document(transactionID: "t2", side: .back, now: testNow) == nil)
+        #expect(try store.document(transactionID: "nope", side: .front, now: testNow) == nil)
+        // One image per side of a transaction; each needs its user and transaction.
+        expectStoreError(.duplicate) { try store.saveDocument(document("d5", "t1", "alice", .front)) }
+        expectStoreError(.failure, "no such transaction") { try store.saveDocument(document("d6", "nope", "alice", .front)) }
+        expectStoreError(.failure, "no such user") { try store.saveDocument(document("d7", "t2", "ghost", .back)) }
+        // Unreadable once expired, then purged.
+        let later = testNow.addingTimeInterval(60)
+        #expect(try store.document(transactionID: "t2", side: .front, now: later) == nil)
+        #expect(try store.documentSides(transactionID: "t2", now: later).isEmpty)
+        #expect(try store.purgeDocuments(now: later) == 1)
+        #expect(try store.purgeDocuments(now: later) == 0)
+        // Deleting the user deletes its images, and only its own.
+        #expect(try store.deleteUser(id: "alice"))
+        #expect(try store.document(transactionID: "t1", side: .front, now: testNow) == nil)
+        #expect(try store.documentSides(transactionID: "t3", now: testNow) == [.front])
+    }
+}

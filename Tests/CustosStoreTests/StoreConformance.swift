@@ -53,6 +53,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     case templateKeyRotation
     case frameMemories
     case openTransactionsAndGrants
+    case documentImages
     // Atomic blocks; implemented in AtomicConformance.swift.
     case atomicCommitsTogether
     case atomicRollsBackTogether
@@ -70,6 +71,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         case .templateKeyRotation: try withStore(kind, Self.templateKeyRotation)
         case .frameMemories: try withStore(kind, Self.frameMemories)
         case .openTransactionsAndGrants: try withStore(kind, Self.openTransactionsAndGrants)
+        case .documentImages: try withStore(kind, Self.documentImages)
         case .atomicCommitsTogether: try withHarness(kind, Self.atomicCommitsTogether)
         case .atomicRollsBackTogether: try withStore(kind, Self.atomicRollsBackTogether)
         case .atomicSurvivesAFailedStatement: try withStore(kind, Self.atomicSurvivesAFailedStatement)

@@ -156,6 +156,12 @@ enum Migrations {
             sqlite: "CREATE TABLE server_metadata (name TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;",
             postgres: "CREATE TABLE server_metadata (name TEXT COLLATE \"C\" NOT NULL PRIMARY KEY, value TEXT NOT NULL);"
         ),
+        Migration(
+            version: 10,
+            name: "idv_documents",
+            sqlite: DocumentSchema.sqlite,
+            postgres: DocumentSchema.postgres
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }
