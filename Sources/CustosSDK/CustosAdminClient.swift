@@ -52,6 +52,20 @@ public final class CustosAdminClient: Sendable {
         try await transport.post("/v1/users/\(Self.segment(userID))/enrollment-grant", EmptyBody(), bearer: apiKey)
     }
 
+    /// The relying party's view of an IDV transaction: the decision with its evidence, the
+    /// signed result, and for a document scan the sides of the document it can read.
+    public func idvVerdict(_ transactionID: String) async throws -> IDVVerdictResponse {
+        try await transport.get("/v1/idv/transactions/\(Self.segment(transactionID))/verdict", bearer: apiKey)
+    }
+
+    /// One side (`front`, `back`) of a document scan's identity document, exactly as the user
+    /// uploaded it, with its media type (`image/jpeg`, `image/png`). Each read is audited.
+    public func idvDocument(_ transactionID: String, side: String) async throws -> IDVDocumentImage {
+        let (data, contentType) = try await transport.getBytes(
+            "/v1/idv/transactions/\(Self.segment(transactionID))/documents/\(Self.segment(side))", bearer: apiKey)
+        return IDVDocumentImage(contentType: contentType ?? "application/octet-stream", data: data)
+    }
+
     public func devices(_ userID: String) async throws -> [DeviceInfo] {
         let list: DeviceList = try await transport.get("/v1/users/\(Self.segment(userID))/devices", bearer: apiKey)
         return list.devices
@@ -76,3 +90,11 @@ public final class CustosAdminClient: Sendable {
 }
 
 struct EmptyBody: Codable {}
+
+/// A document scan's image as the server keeps it.
+public struct IDVDocumentImage: Sendable, Equatable {
+    /// `image/jpeg` or `image/png`.
+    public let contentType: String
+    /// The bytes the user uploaded.
+    public let data: Data
+}

@@ -31,7 +31,17 @@ struct HTTPTransport: Sendable {
         _ = try await send(method: method, path: path, body: nil, bearer: bearer)
     }
 
+    /// A `GET` whose answer is not JSON: its bytes and `Content-Type`.
+    func getBytes(_ path: String, bearer: String?) async throws -> (data: Data, contentType: String?) {
+        let (data, response) = try await exchange(method: "GET", path: path, body: nil, bearer: bearer)
+        return (data, response.value(forHTTPHeaderField: "Content-Type"))
+    }
+
     private func send(method: String, path: String, body: Data?, bearer: String?) async throws -> Data {
+        try await exchange(method: method, path: path, body: body, bearer: bearer).data
+    }
+
+    private func exchange(method: String, path: String, body: Data?, bearer: String?) async throws -> (data: Data, response: HTTPURLResponse) {
         let base = baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
         guard let url = URL(string: base + path) else { throw CustosError.invalidConfiguration("bad request path \(path)") }
         var request = URLRequest(url: url, timeoutInterval: timeout)
@@ -65,7 +75,7 @@ struct HTTPTransport: Sendable {
                                      message: HTTPURLResponse.localizedString(forStatusCode: http.statusCode),
                                      contractStatus: contractStatus)
         }
-        return data
+        return (data, http)
     }
 
     private func decode<T: Decodable>(_ data: Data, _ method: String, _ path: String) throws -> T {

@@ -4,9 +4,10 @@ import Dispatch
 import Foundation
 
 /// Runs the server's sweeps on a timer — expired single-use tokens (nonces, codes, grants),
-/// remembered frame fingerprints past their keeping period, stale throttle counters, expired
-/// sessions, selfie transactions left open past their time — so that what nobody finishes,
-/// from any client, does not pile up in the database. Every node may run it: each sweep is
+/// remembered frame fingerprints past their keeping period, document scan images past their
+/// retention period, stale throttle counters, expired sessions, IDV transactions left open
+/// past their time — so that what nobody finishes, from any client, does not pile up in the
+/// database and nothing is kept longer than configured. Every node may run it: each sweep is
 /// idempotent.
 public final class Housekeeping: @unchecked Sendable {
     /// One sweep: its log name and what it does at a moment, returning how many rows it removed.
@@ -27,6 +28,11 @@ public final class Housekeeping: @unchecked Sendable {
         /// Frame memories past their keeping period.
         public static func frameMemories(_ store: any FrameMemoryStore) -> Sweep {
             Sweep("expired_frame_memories_purged") { try store.purgeFrameMemories(now: $0) }
+        }
+
+        /// Document scan images past their retention period.
+        public static func documents(_ store: any DocumentStore) -> Sweep {
+            Sweep("expired_documents_purged") { try store.purgeDocuments(now: $0) }
         }
 
         /// Counters under `prefix` whose last increment is older than `maximumAge`.

@@ -307,7 +307,7 @@ import Testing
         let (anonymous, _) = try await api.postRaw(path, IDVFramesRequest(nonce: challenge.nonce, frames: []))
         #expect(anonymous == 401)
         // Workflow and consent are checked.
-        let (badWorkflow, _) = try await api.postRaw("/v1/idv/transactions", IDVInitiateRequest(workflow: 7), bearer: bearer)
+        let (badWorkflow, _) = try await api.postRaw("/v1/idv/transactions", IDVInitiateRequest(workflow: 5), bearer: bearer)
         #expect(badWorkflow == 422)
         let (noConsent, noConsentError) = try await api.postRaw("/v1/idv/transactions", IDVInitiateRequest(workflow: 10), bearer: bearer)
         #expect(noConsent == 422 && noConsentError.error.code == "consent_required")

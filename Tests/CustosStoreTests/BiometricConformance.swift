@@ -139,7 +139,7 @@ extension ConformanceCheck {
     static func documentImages(_ store: SQLStore, _: StoreHarness) throws {
         for name in ["alice", "bob"] { try store.createUser(user(name)) }
         for (id, userID) in [("t1", "alice"), ("t2", "alice"), ("t3", "bob")] {
-            try store.createTransaction(IDVTransaction(id: id, userID: userID, workflow: .serverBiometricAuthentication, reason: "r",
+            try store.createTransaction(IDVTransaction(id: id, userID: userID, workflow: .additionalDocumentScan, reason: "r",
                                                        state: .completed, consentVersion: nil, createdAt: testNow,
                                                        expiresAt: testNow.addingTimeInterval(600)))
         }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The result of a selfie workflow, in the contract's terms: `status_code` 100 when judged
+/// The result of a workflow (a selfie, or workflow 7's document), in the contract's terms: `status_code` 100 when judged
 /// (see `biometric_result.display_text` and `idv_audit_info.status`), 600 no template,
 /// 153 attempts exhausted, 240 cancelled by the user.
 public struct IDVResultResponse: Codable, Equatable, Sendable {
@@ -124,7 +124,8 @@ public struct AuditMetrics: Codable, Equatable, Sendable {
 }
 
 /// `GET /v1/idv/transactions/{id}/verdict` (API key, scope rp): what the relying party's
-/// server reads instead of trusting the app — the decision with its evidence.
+/// server reads instead of trusting the app — the decision with its evidence (and, for a
+/// document scan, which of the document's images it can review).
 public struct IDVVerdictResponse: Codable, Equatable, Sendable {
     public var idvAuditTransactionID: String
     public var userID: String
@@ -135,6 +136,7 @@ public struct IDVVerdictResponse: Codable, Equatable, Sendable {
     public var statusCode: Int?
     /// MATCHED, NOT_MATCHED, LIVENESS_FAILED, ENROLLED.
     public var decision: String?
+    /// Absent for a document scan, which judges no liveness.
     public var livenessPassed: Bool?
     public var livenessReason: String?
     public var distance: Double?
@@ -144,9 +146,12 @@ public struct IDVVerdictResponse: Codable, Equatable, Sendable {
     public var createdAt: Date
     public var completedAt: Date?
     public var signedResult: String?
+    /// A document scan's images still kept (`front`, `back`), each readable at
+    /// `GET /v1/idv/transactions/{id}/documents/{side}`.
+    public var documents: [String]?
 
     enum CodingKeys: String, CodingKey {
-        case workflow, state, decision, distance, threshold, purpose
+        case workflow, state, decision, distance, threshold, purpose, documents
         case idvAuditTransactionID = "idv_audit_transaction_id"
         case userID = "user_id"
         case statusCode = "status_code"
@@ -160,7 +165,7 @@ public struct IDVVerdictResponse: Codable, Equatable, Sendable {
 
     public init(idvAuditTransactionID: String, userID: String, workflow: Int, state: String, statusCode: Int?, decision: String?,
                 livenessPassed: Bool?, livenessReason: String?, distance: Double?, threshold: Double?, attemptsLeft: Int?,
-                purpose: String, createdAt: Date, completedAt: Date?, signedResult: String?) {
+                purpose: String, createdAt: Date, completedAt: Date?, signedResult: String?, documents: [String]? = nil) {
         self.idvAuditTransactionID = idvAuditTransactionID
         self.userID = userID
         self.workflow = workflow
@@ -176,5 +181,6 @@ public struct IDVVerdictResponse: Codable, Equatable, Sendable {
         self.createdAt = createdAt
         self.completedAt = completedAt
         self.signedResult = signedResult
+        self.documents = documents
     }
 }

@@ -12,8 +12,8 @@ public struct IDVConsent: Codable, Equatable, Sendable {
     }
 }
 
-/// `POST /v1/idv/transactions`: start a selfie workflow (6 KYC, 8 server biometric
-/// authentication, 10 biometric opt-in).
+/// `POST /v1/idv/transactions`: start a workflow (6 KYC, 7 additional document scan, 8 server
+/// biometric authentication, 10 biometric opt-in).
 public struct IDVInitiateRequest: Codable, Equatable, Sendable {
     public var workflow: Int
     public var reason: String?
@@ -35,8 +35,8 @@ public struct IDVInitiateRequest: Codable, Equatable, Sendable {
     }
 }
 
-/// An IDV transaction. When `result` is present the transaction is already over (workflow 8
-/// without a template: 600).
+/// An IDV transaction. When `result` is present the transaction is already over (workflows 7
+/// and 8 without a template: 600).
 public struct IDVTransactionInfo: Codable, Equatable, Sendable {
     public var idvAuditTransactionID: String
     public var workflow: Int

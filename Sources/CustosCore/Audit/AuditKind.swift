@@ -13,6 +13,9 @@ public enum AuditKind: String, Sendable, CaseIterable {
     /// A challenge answer came with a nonce that is used, expired or another transaction's
     /// (replayed frames are an `idv.verdict` with `liveness: replay`).
     case idvReplayRejected = "idv.replay_rejected"
+    /// The relying party read one side of a document scan's identity document (the side and
+    /// the API key's id; never the image).
+    case idvDocumentViewed = "idv.document_viewed"
     /// A biometric template was enrolled (opt-in or KYC).
     case enrollment = "biometric.enrolled"
     /// An enrolment replaced the user's template (authorised by a recent match or a grant).
@@ -21,8 +24,8 @@ public enum AuditKind: String, Sendable, CaseIterable {
     case enrollmentGranted = "biometric.enrollment_granted"
     /// The user opted out of biometrics.
     case optOut = "biometric.opted_out"
-    /// A user was deleted by the relying party, with its devices, sessions, template and IDV
-    /// transactions (its audit events stay).
+    /// A user was deleted by the relying party, with its devices, sessions, template, IDV
+    /// transactions and document scan images (its audit events stay).
     case userDeleted = "user.deleted"
     /// Keys were rotated (signing keys, template encryption keys); key ids only.
     case keyRotation = "keys.rotated"

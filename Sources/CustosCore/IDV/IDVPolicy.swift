@@ -20,8 +20,12 @@ public struct IDVPolicy: Sendable, Hashable {
     /// Frames of a take where HOG found no face that get a second look by the CNN detector
     /// (when its model is loaded); the KYC document always gets one.
     public var cnnFallbackFrames = 2
-    /// Faces described in a KYC document image at most (the largest is the portrait).
+    /// Faces described in a document image at most (KYC, document scan; the largest is the portrait).
     public var maximumDocumentFaces = 4
+    /// How long a document scan's images are kept for the relying party's review, seconds
+    /// (housekeeping deletes them then; deleting the user deletes them at once). They are
+    /// identity documents, not templates: an opt-out leaves them.
+    public var documentRetention: TimeInterval = 30 * 24 * 3600
     /// How many of the best frames go into a template (and into the live probe).
     public var templateFrames: Int = 3
     /// How long a transaction may take from initiation to frames, seconds.
@@ -55,6 +59,7 @@ public struct IDVPolicy: Sendable, Hashable {
             throw LivenessPolicyError(message: "the frame pixel cap must be at least 4096 and the document face cap at least 1")
         }
         guard (1...10).contains(templateFrames) else { throw LivenessPolicyError(message: "template frames must be 1-10") }
+        guard documentRetention > 0 else { throw LivenessPolicyError(message: "the document retention period must be positive") }
         guard reenrollmentWindow >= 0, enrollmentGrantLifetime > 0 else {
             throw LivenessPolicyError(message: "the re-enrolment window and the grant lifetime must be positive")
         }

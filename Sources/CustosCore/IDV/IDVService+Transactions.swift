@@ -13,12 +13,12 @@ public struct BiometricConsent: Sendable, Equatable {
 }
 
 extension IDVService {
-    /// Starts a selfie workflow: the transaction waits for the user to confirm the start.
-    /// Server biometric authentication without a template completes at once with 600 (no
-    /// attempt used).
+    /// Starts a workflow: the transaction waits for the user to confirm the start. Server
+    /// biometric authentication and the document scan without a template complete at once
+    /// with 600 (no attempt used).
     ///
-    /// A user has at most one open selfie transaction: starting one closes the others, and a
-    /// closed one whose challenge was out uses an attempt (so re-rolling challenges is not
+    /// A user has at most one open transaction: starting one closes the others, and a closed
+    /// one whose liveness challenge was out uses an attempt (so re-rolling challenges is not
     /// free). An enrolment needs proof to replace an existing template, and a grant under
     /// `--enrollment grant` (see `authorizeEnrollment`).
     public func initiate(userID: String, workflow: IDVWorkflow, reason: String?, consent: BiometricConsent?,
@@ -48,7 +48,7 @@ extension IDVService {
                                              expiresAt: now.addingTimeInterval(policy.transactionLifetime), replacesTemplate: replacesTemplate,
                                              relyingPartyNonce: relyingPartyNonce)
             if let consentVersion { details["consent_version"] = consentVersion }
-            if workflow == .serverBiometricAuthentication, try store.template(userID: userID) == nil {
+            if workflow.needsTemplate, try store.template(userID: userID) == nil {
                 transaction.state = .completed
                 transaction.completedAt = now
                 transaction.result = try signed(IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID)),
@@ -119,10 +119,11 @@ extension IDVService {
     /// Why an open transaction is closed (audited).
     enum Closing: String { case cancelled, superseded, expired }
 
-    /// Moves an open transaction to `cancelled` (240). Once its challenge was out, the closing
-    /// uses an attempt (153 when that was the last): the challenge was seen, and a free cancel
-    /// would let a script re-roll challenges until one fits a recording. Nil when another
-    /// request moved the transaction first.
+    /// Moves an open transaction to `cancelled` (240). Once its liveness challenge was out, the
+    /// closing uses an attempt (153 when that was the last): the challenge was seen, and a free
+    /// cancel would let a script re-roll challenges until one fits a recording. A document
+    /// scan's cancel is free: it has no challenge to re-roll and nothing was judged. Nil when
+    /// another request moved the transaction first.
     private func close(_ open: IDVTransaction, now: Date, why: Closing) throws -> (IDVTransaction, IDVResult)? {
         // The closing, the attempt it uses and its audit event go together.
         try store.atomically {
@@ -134,7 +135,7 @@ extension IDVService {
             transaction.result = result
             guard try store.updateTransaction(transaction, expected: expected) else { return nil }
             var attemptUsed = false
-            if expected == .challenged {
+            if expected == .challenged && transaction.workflow.takesSelfie {
                 let used = try identity.takeAttempt(userID: transaction.userID)
                 let outcome = try identity.concludeFailedAttempt(userID: transaction.userID, used: used)
                 attemptUsed = used != nil
@@ -153,13 +154,23 @@ extension IDVService {
         }
     }
 
-    /// The user confirmed the start: issues the liveness challenge (single-use nonce, random
-    /// actions, time window).
-    public func confirm(userID: String, transactionID: String) throws -> IssuedChallenge {
+    /// The user confirmed the start: a selfie workflow gets its liveness challenge (single-use
+    /// nonce, random actions, time window); a document scan the upload of the document's
+    /// images, until the transaction expires.
+    public func confirm(userID: String, transactionID: String) throws -> ConfirmedStart {
         var transaction = try ownTransaction(userID: userID, id: transactionID)
         let now = clock.now()
         guard transaction.state == .awaitingConfirmation else { throw IDVError.transactionState(transaction.state) }
         guard transaction.expiresAt > now else { throw IDVError.transactionExpired }
+        guard transaction.workflow.takesSelfie else {
+            transaction.state = .challenged
+            guard try store.updateTransaction(transaction, expected: .awaitingConfirmation) else {
+                throw IDVError.transactionState(try store.transaction(id: transactionID)?.state ?? .cancelled)
+            }
+            return .document(DocumentCapture(transactionID: transaction.id, workflow: transaction.workflow,
+                                             maximumImageBytes: policy.liveness.maximumFrameBytes,
+                                             maximumImagePixels: policy.maximumFramePixels, expiresAt: transaction.expiresAt))
+        }
         let liveness = policy.liveness
         let challenge = LivenessChallenge(actions: drawActions(), minimumDuration: liveness.minimumDuration,
                                           maximumDuration: liveness.maximumDuration, pause: drawPause())
@@ -174,9 +185,9 @@ extension IDVService {
         }
         try store.issue(SingleUseToken(purpose: Purpose.challengeNonce, digest: digester.digest(nonce), subject: userID,
                                        payload: Data(transaction.id.utf8), expiresAt: expiresAt))
-        return IssuedChallenge(transactionID: transaction.id, workflow: transaction.workflow, nonce: nonce, challenge: challenge,
-                               expiresAt: expiresAt, minimumFrames: liveness.minimumFrames, maximumFrames: liveness.maximumFrames,
-                               maximumFrameBytes: liveness.maximumFrameBytes)
+        return .selfie(IssuedChallenge(transactionID: transaction.id, workflow: transaction.workflow, nonce: nonce, challenge: challenge,
+                                       expiresAt: expiresAt, minimumFrames: liveness.minimumFrames, maximumFrames: liveness.maximumFrames,
+                                       maximumFrameBytes: liveness.maximumFrameBytes))
     }
 
     /// The user declined the start (240, no attempt used, as the seed says) or cancelled the

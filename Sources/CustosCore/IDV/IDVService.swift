@@ -1,13 +1,16 @@
 import Foundation
 
 /// Server biometrics: template status, enrollment (opt-in workflow 10, KYC workflow 6),
-/// authentication (workflow 8) with a liveness challenge, opt-out and template key rotation.
+/// authentication (workflow 8) with a liveness challenge, the additional document scan
+/// (workflow 7), opt-out and template key rotation.
 ///
-/// Templates are sealed at rest; nonces, seen frames and attempts change atomically in the
-/// store; every transaction, verdict, enrollment, opt-out and rotation goes to the audit
-/// trail (never a descriptor, image or secret). Synchronous and thread-safe.
+/// Templates and document images are sealed at rest; nonces, seen frames and attempts change
+/// atomically in the store; every transaction, verdict, enrollment, opt-out, rotation and
+/// document read goes to the audit trail (never a descriptor, image or secret). Synchronous
+/// and thread-safe.
 public final class IDVService: Sendable {
-    public typealias Storage = IDVTransactionStore & TemplateStore & SingleUseTokenStore & FrameMemoryStore & AtomicStore
+    public typealias Storage = IDVTransactionStore & TemplateStore & SingleUseTokenStore & FrameMemoryStore & DocumentStore
+        & AtomicStore
 
     let store: any Storage
     let identity: IdentityService
@@ -54,7 +57,9 @@ public final class IDVService: Sendable {
                        attemptsLeft: try identity.attemptsLeft(userID: userID))
     }
 
-    /// Deletes the user's template (biometric opt-out); false when there was none.
+    /// Deletes the user's template (biometric opt-out); false when there was none. Document
+    /// scan images stay: they are identity documents the relying party reviews, not biometric
+    /// templates, and go at the end of their retention period or with the user.
     @discardableResult
     public func optOut(userID: String) throws -> Bool {
         try store.atomically {

@@ -1,11 +1,11 @@
 import Foundation
 
-/// One selfie workflow run, from initiation to its result (`idv_audit_transaction_id`).
+/// One workflow run, from initiation to its result (`idv_audit_transaction_id`).
 public struct IDVTransaction: Sendable, Equatable {
     public enum State: String, Sendable, Codable {
         /// Created; the app asks the user to confirm the start.
         case awaitingConfirmation = "awaiting_confirmation"
-        /// Confirmed; a liveness challenge is out.
+        /// Confirmed; a liveness challenge is out (a document scan: its images are awaited).
         case challenged
         /// Frames received with the right nonce; being judged (cannot be cancelled any more).
         case judging
@@ -63,7 +63,7 @@ public struct IDVResult: Sendable, Equatable, Codable {
     public enum Status: Int, Sendable, Codable {
         /// Judged (see `decision`).
         case success = 100
-        /// The user has no template (workflow 8); no attempt used.
+        /// The user has no template (workflows 7 and 8); no attempt used.
         case noTemplate = 600
         /// The attempts ran out; the user is locked.
         case attemptsExhausted = 153

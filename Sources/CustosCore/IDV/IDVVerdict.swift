@@ -53,7 +53,7 @@ struct IDVVerdictClaims: Encodable {
         workflow = transaction.workflow.rawValue
         statusCode = result.status.rawValue
         decision = result.decision?.rawValue
-        livenessPassed = result.decision.map { $0 != .livenessFailed }
+        livenessPassed = transaction.workflow.takesSelfie ? result.decision.map { $0 != .livenessFailed } : nil
         attemptsLeft = result.attemptsLeft
         purpose = transaction.reason
         nonce = transaction.relyingPartyNonce

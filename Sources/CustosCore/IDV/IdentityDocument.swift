@@ -46,3 +46,22 @@ public struct DocumentImage: Sendable, Equatable {
         self.format = format
     }
 }
+
+/// What the user's start confirmation of a document scan opens: the upload of the document's
+/// images, with the limits each image must keep to.
+public struct DocumentCapture: Sendable, Equatable {
+    public var transactionID: String
+    public var workflow: IDVWorkflow
+    /// Largest image, bytes.
+    public var maximumImageBytes: Int
+    /// Largest image, pixels (width x height, read from the header before decoding).
+    public var maximumImagePixels: Int
+    public var expiresAt: Date
+}
+
+/// What a confirmed start opens: a selfie workflow's liveness challenge, or the document
+/// upload of a document scan.
+public enum ConfirmedStart: Sendable, Equatable {
+    case selfie(IssuedChallenge)
+    case document(DocumentCapture)
+}

@@ -1,16 +1,17 @@
 import CustosAPI
 
-/// The app is asked to confirm the start of a selfie process (`workflow` 6, 8 or 10); answer
-/// with `CustosClient.setIDVSelfieProcessStartConfirmation(_:workflow:)`.
+/// The app is asked to confirm the start of a selfie process (`workflow` 6, 8 or 10; answer
+/// with `CustosClient.setIDVSelfieProcessStartConfirmation(_:workflow:)`) or of a document
+/// scan (`workflow` 7; answer with `setIDVDocumentScanProcessStartConfirmation(_:workflow:)`).
 public struct IDVSelfieStartRequest: Sendable, Equatable {
     public let workflow: Int
     public let idvAuditTransactionID: String
     public let reason: String
 }
 
-/// A selfie workflow's result in the contract's three tiers: `error` (240 when the user
-/// declined, left the start confirmation unanswered or abandoned the capture; transport and
-/// server failures), then `response.statusCode` (100, 600, 153, 240), then the detail
+/// A workflow's result (a selfie, a document scan) in the contract's three tiers: `error` (240
+/// when the user declined, left the start confirmation unanswered or abandoned the capture;
+/// transport and server failures), then `response.statusCode` (100, 600, 153, 240), then the detail
 /// (`biometricResult.displayText`, `idvAuditInfo`). A cancelled workflow carries both the
 /// 240 error and, when the server confirmed the cancel, its answer.
 public struct IDVResultEvent: Sendable, Equatable {
@@ -39,6 +40,10 @@ extension CustosEvent where Payload == IDVSelfieStartRequest {
     public static var getIDVSelfieProcessStartConfirmation: CustosEvent<IDVSelfieStartRequest> {
         CustosEvent("getIDVSelfieProcessStartConfirmation")
     }
+    /// Workflow 7, before the document is uploaded.
+    public static var getIDVDocumentScanProcessStartConfirmation: CustosEvent<IDVSelfieStartRequest> {
+        CustosEvent("getIDVDocumentScanProcessStartConfirmation")
+    }
 }
 
 extension CustosEvent where Payload == IDVResultEvent {
@@ -48,6 +53,10 @@ extension CustosEvent where Payload == IDVResultEvent {
     }
     /// Workflow 6 (challenge mode 9).
     public static var onActivatedCustomerKYCResponse: CustosEvent<IDVResultEvent> { CustosEvent("onActivatedCustomerKYCResponse") }
+    /// Workflow 7 (challenge mode 10).
+    public static var onIDVAdditionalDocumentScanResult: CustosEvent<IDVResultEvent> {
+        CustosEvent("onIDVAdditionalDocumentScanResult")
+    }
     /// Workflow 10.
     public static var onIDVBiometricOptInResult: CustosEvent<IDVResultEvent> { CustosEvent("onIDVBiometricOptInResult") }
 }

@@ -1,8 +1,8 @@
 import CustosAPI
 import Foundation
 
-/// How a selfie workflow ended: with the server's answer (and the 240 error when the user
-/// cancelled), or with a failure and no answer.
+/// How a workflow (a selfie, a document scan) ended: with the server's answer (and the 240
+/// error when the user cancelled), or with a failure and no answer.
 enum SelfieOutcome: Sendable {
     case answered(IDVResultResponse, CustosError?)
     case failed(CustosError)
@@ -25,14 +25,31 @@ extension CustosClient {
     /// how the transaction ended rather than only that it stopped waiting.
     func runSelfieWorkflow(_ request: IDVInitiateRequest, document: Data?, frameSource: (any FrameSource)?,
                            event: CustosEvent<IDVResultEvent>) async throws -> IDVResultResponse {
+        try await runWorkflow(request, start: .getIDVSelfieProcessStartConfirmation, process: "selfie process", event: event) {
+            guard let source = frameSource ?? self.configuration.frameSource else {
+                throw CustosError.invalidConfiguration("no FrameSource configured for the selfie capture")
+            }
+            return { path, bearer in try await self.uploadSelfie(path, bearer: bearer, source: source, document: document) }
+        }
+    }
+
+    /// What a workflow sends once the user confirmed its start: given the transaction's path
+    /// and the session's bearer, it returns how the workflow ended.
+    typealias Upload = @Sendable (_ path: String, _ bearer: String?) async throws -> SelfieOutcome
+
+    /// Runs a workflow and emits its result `event` exactly once, as `runSelfieWorkflow`
+    /// describes: `prepare` checks what the workflow needs before the transaction is started
+    /// and gives what it uploads after the user confirmed the start (asked through `start`).
+    func runWorkflow(_ request: IDVInitiateRequest, start: CustosEvent<IDVSelfieStartRequest>, process: String,
+                     event: CustosEvent<IDVResultEvent>, prepare: () throws -> Upload) async throws -> IDVResultResponse {
         let userID = session.userID ?? ""
         let outcome: SelfieOutcome
         do {
-            outcome = try await selfieWorkflow(request, document: document, frameSource: frameSource)
+            outcome = try await workflow(request, start: start, process: process, upload: try prepare())
         } catch {
             // Cancelled before a transaction existed (or while it was being created): nothing
             // to cancel on the server, but the caller still gets the 240 path.
-            outcome = .failed(Task.isCancelled ? CustosError.cancelled("The task awaiting the selfie workflow was cancelled.")
+            outcome = .failed(Task.isCancelled ? CustosError.cancelled("The task awaiting the \(process) was cancelled.")
                                                : CustosError(error))
         }
         switch outcome {
@@ -45,56 +62,59 @@ extension CustosClient {
         }
     }
 
-    private func selfieWorkflow(_ request: IDVInitiateRequest, document: Data?, frameSource: (any FrameSource)?) async throws -> SelfieOutcome {
+    private func workflow(_ request: IDVInitiateRequest, start: CustosEvent<IDVSelfieStartRequest>, process: String,
+                          upload: Upload) async throws -> SelfieOutcome {
         let bearer = session.sessionToken
-        guard let source = frameSource ?? configuration.frameSource else {
-            throw CustosError.invalidConfiguration("no FrameSource configured for the selfie capture")
-        }
         let transaction: IDVTransactionInfo = try await transport.post("/v1/idv/transactions", request, bearer: bearer)
         if let result = transaction.result { return Self.outcome(result) }
         let path = "/v1/idv/transactions/\(transaction.idvAuditTransactionID)"
-        let start = IDVSelfieStartRequest(workflow: transaction.workflow, idvAuditTransactionID: transaction.idvAuditTransactionID,
+        let asked = IDVSelfieStartRequest(workflow: transaction.workflow, idvAuditTransactionID: transaction.idvAuditTransactionID,
                                           reason: transaction.reason)
-        switch await confirmStart(start) {
+        switch await confirmStart(asked, event: start) {
         case .confirmed:
             break
         case .declined:
-            return await cancelTransaction(path, bearer: bearer, .cancelled("The user declined the selfie process."))
+            return await cancelTransaction(path, bearer: bearer, .cancelled("The user declined the \(process)."))
         case .unanswered:
             let seconds = configuration.startConfirmationTimeout
             return await cancelTransaction(path, bearer: bearer, .cancelled(
-                "getIDVSelfieProcessStartConfirmation was not answered within \(String(format: "%g", seconds)) s."))
+                "\(start.name) was not answered within \(String(format: "%g", seconds)) s."))
         case .cancelled:
-            return await cancelTransaction(path, bearer: bearer, .cancelled("The task awaiting the selfie workflow was cancelled."))
+            return await cancelTransaction(path, bearer: bearer, .cancelled("The task awaiting the \(process) was cancelled."))
         }
         do {
-            let challenge: LivenessChallengeInfo = try await transport.send(method: "POST", path + "/confirm", bearer: bearer)
-            let frames: [CapturedImage]
-            do {
-                frames = try await source.capture(CaptureRequest(challenge))
-            } catch {
-                // The camera gave up or the user closed it: the capture was abandoned.
-                return await cancelTransaction(path, bearer: bearer, .cancelled("The selfie capture ended without frames: \(error)"))
-            }
-            try Task.checkCancellation()
-            let result: IDVResultResponse = try await transport.post(path + "/frames", IDVFramesRequest(
-                nonce: challenge.nonce, frames: frames.map { FrameUpload(capturedAtMs: $0.capturedAtMs, image: $0.jpeg) },
-                documentImage: document), bearer: bearer)
-            return Self.outcome(result)
+            return try await upload(path, bearer)
         } catch where Task.isCancelled {
-            return await cancelTransaction(path, bearer: bearer, .cancelled("The task awaiting the selfie workflow was cancelled."))
+            return await cancelTransaction(path, bearer: bearer, .cancelled("The task awaiting the \(process) was cancelled."))
         }
     }
 
+    /// The selfie: the liveness challenge, the camera's frames for it, the verdict.
+    private func uploadSelfie(_ path: String, bearer: String?, source: any FrameSource, document: Data?) async throws -> SelfieOutcome {
+        let challenge: LivenessChallengeInfo = try await transport.send(method: "POST", path + "/confirm", bearer: bearer)
+        let frames: [CapturedImage]
+        do {
+            frames = try await source.capture(CaptureRequest(challenge))
+        } catch {
+            // The camera gave up or the user closed it: the capture was abandoned.
+            return await cancelTransaction(path, bearer: bearer, .cancelled("The selfie capture ended without frames: \(error)"))
+        }
+        try Task.checkCancellation()
+        let result: IDVResultResponse = try await transport.post(path + "/frames", IDVFramesRequest(
+            nonce: challenge.nonce, frames: frames.map { FrameUpload(capturedAtMs: $0.capturedAtMs, image: $0.jpeg) },
+            documentImage: document), bearer: bearer)
+        return Self.outcome(result)
+    }
+
     /// A server answer as an outcome: a 240 from the server is the user's cancel too.
-    private static func outcome(_ result: IDVResultResponse) -> SelfieOutcome {
+    static func outcome(_ result: IDVResultResponse) -> SelfieOutcome {
         .answered(result, result.statusCode == StatusCode.userCancelledSelfie ? .userCancelled : nil)
     }
 
     /// Cancels the transaction on the server and ends the workflow with `error` (240). The
     /// request runs in a task of its own, so it is sent even when the caller's task was
     /// cancelled (a cancelled task's requests fail at once).
-    private func cancelTransaction(_ path: String, bearer: String?, _ error: CustosError) async -> SelfieOutcome {
+    func cancelTransaction(_ path: String, bearer: String?, _ error: CustosError) async -> SelfieOutcome {
         let transport = self.transport
         let answer = await Task.detached { () -> IDVResultResponse? in
             try? await transport.send(method: "POST", path + "/cancel", bearer: bearer)
@@ -103,14 +123,15 @@ extension CustosClient {
         return .answered(answer, error)
     }
 
-    /// Asks the app through `getIDVSelfieProcessStartConfirmation` and waits for
-    /// `setIDVSelfieProcessStartConfirmation`, at most `startConfirmationTimeout`; with no
-    /// handler installed the start counts as confirmed (the app called initiate itself).
-    private func confirmStart(_ request: IDVSelfieStartRequest) async -> StartConfirmations.Answer {
-        guard events.hasHandler(for: .getIDVSelfieProcessStartConfirmation) else { return .confirmed }
+    /// Asks the app through `event` (`getIDVSelfieProcessStartConfirmation`,
+    /// `getIDVDocumentScanProcessStartConfirmation`) and waits for its answer, at most
+    /// `startConfirmationTimeout`; with no handler installed the start counts as confirmed
+    /// (the app called initiate itself).
+    private func confirmStart(_ request: IDVSelfieStartRequest, event: CustosEvent<IDVSelfieStartRequest>) async -> StartConfirmations.Answer {
+        guard events.hasHandler(for: event) else { return .confirmed }
         let events = self.events
         return await confirmations.wait(workflow: request.workflow, timeout: configuration.startConfirmationTimeout) {
-            events.emit(.getIDVSelfieProcessStartConfirmation, request)
+            events.emit(event, request)
         }
     }
 }

@@ -201,6 +201,7 @@ public struct ConfigurationLoader {
         case .livenessMaxFrames: c.idv.liveness.maximumFrames = integer
         case .reenrollmentWindow: c.idv.reenrollmentWindow = TimeInterval(integer)
         case .takeMemoryDays: c.idv.seenFrameMemory = TimeInterval(integer) * 86400
+        case .documentRetentionDays: c.idv.documentRetention = TimeInterval(integer) * 86400
         default: break
         }
     }

@@ -71,6 +71,7 @@ extension Setting {
     public static let enrollment = Setting("enrollment", .choice(EnrollmentAuthorization.allCases.map(\.rawValue)), help: "who may enrol a first template: session (default) or grant (the relying party's single-use grant)")
     public static let reenrollmentWindow = Setting("reenrollment_window", .integer(0...86400), help: "seconds after a MATCHED authentication in which the session may replace the template (default 300)")
     public static let takeMemoryDays = Setting("take_memory_days", .integer(0...365), help: "days a submitted selfie take is remembered to refuse its replays; 0 turns the check off (benchmarks only; default 90)")
+    public static let documentRetentionDays = Setting("document_retention_days", .integer(1...3650), help: "days a document scan's images are kept for the relying party's review (default 30); deleting the user deletes them at once")
     public static let issuer = Setting("issuer", .string, help: "this server's public base URL, the iss of what it signs (default http://HOST:PORT)")
     public static let idvAudience = Setting("idv_audience", .string, help: "the relying party signed IDV results are for (their aud; default custos)")
     public static let idvResultDetail = Setting("idv_result_detail", .boolean, help: "development: the app's IDV answer carries distance, threshold and liveness reason (default: on with --dev only)")
@@ -82,6 +83,6 @@ extension Setting {
         .databasePoolSize, .maxAttempts, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,
         .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessPause, .livenessMinFaceWidth, .livenessMaxFrames,
-        .enrollment, .reenrollmentWindow, .takeMemoryDays, .issuer, .idvAudience, .idvResultDetail,
+        .enrollment, .reenrollmentWindow, .takeMemoryDays, .documentRetentionDays, .issuer, .idvAudience, .idvResultDetail,
     ]
 }

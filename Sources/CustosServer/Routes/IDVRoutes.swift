@@ -3,8 +3,9 @@ import CustosCore
 import CustosHTTP
 import Foundation
 
-/// The app's selfie workflows (session bearer token): template status, opt-out, and the
-/// transaction steps initiate → confirm (challenge) or cancel → frames (result).
+/// The app's workflows (session bearer token): template status, opt-out, and the transaction
+/// steps initiate → confirm (challenge, or the document upload) or cancel → frames or document
+/// (result); and the relying party's reads (API key): verdicts and document images.
 enum IDVRoutes {
     static func register(on router: inout Router, identity: IdentityService, apiKeys: APIKeyService, idv: IDVService?) {
         @Sendable func service() throws -> IDVService {
@@ -31,7 +32,8 @@ enum IDVRoutes {
             let session = try RequestAuthentication.session(request, identity)
             let body = try request.wire(IDVInitiateRequest.self)
             guard let workflow = IDVWorkflow(rawValue: body.workflow) else {
-                throw IDVError.invalidInput(field: "workflow", reason: "must be 6 (KYC), 8 (server biometric authentication) or 10 (opt-in)")
+                throw IDVError.invalidInput(field: "workflow", reason: "must be 6 (KYC), 7 (additional document scan), "
+                                            + "8 (server biometric authentication) or 10 (opt-in)")
             }
             let idv = try service()
             let transaction = try idv.initiate(userID: session.userID, workflow: workflow, reason: body.reason,
@@ -41,8 +43,10 @@ enum IDVRoutes {
         }
         router.post("/v1/idv/transactions/{id}/confirm") { request in
             let session = try RequestAuthentication.session(request, identity)
-            let challenge = try service().confirm(userID: session.userID, transactionID: try request.parameter("id"))
-            return try .wire(IDVWireMapping.challenge(challenge))
+            switch try service().confirm(userID: session.userID, transactionID: try request.parameter("id")) {
+            case .selfie(let challenge): return try .wire(IDVWireMapping.challenge(challenge))
+            case .document(let capture): return try .wire(IDVWireMapping.documentCapture(capture))
+            }
         }
         router.post("/v1/idv/transactions/{id}/cancel") { request in
             let session = try RequestAuthentication.session(request, identity)
@@ -59,9 +63,25 @@ enum IDVRoutes {
                                                        nonce: body.nonce, frames: frames, document: body.documentImage)
             return try .wire(IDVWireMapping.result(of: transaction, result, detail: idv.policy.resultDetailToApp))
         }
+        router.post("/v1/idv/transactions/{id}/document") { request in
+            let session = try RequestAuthentication.session(request, identity)
+            let body = try request.wire(IDVDocumentRequest.self)
+            let idv = try service()
+            let (transaction, result) = try idv.submitDocument(userID: session.userID, transactionID: try request.parameter("id"),
+                                                               front: body.frontImage, back: body.backImage)
+            return try .wire(IDVWireMapping.result(of: transaction, result, detail: idv.policy.resultDetailToApp))
+        }
         router.get("/v1/idv/transactions/{id}/verdict") { request in
             _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
-            return try .wire(IDVWireMapping.verdict(try service().transaction(id: request.parameter("id"))))
+            let idv = try service()
+            let transaction = try idv.transaction(id: request.parameter("id"))
+            return try .wire(IDVWireMapping.verdict(transaction, documents: try idv.documentSides(of: transaction)))
+        }
+        router.get("/v1/idv/transactions/{id}/documents/{side}") { request in
+            let key = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
+            guard let side = DocumentSide(rawValue: try request.parameter("side")) else { throw IDVError.documentNotFound }
+            let image = try service().document(transactionID: try request.parameter("id"), side: side, viewerKeyID: key.id)
+            return IDVWireMapping.documentImage(image)
         }
     }
 }

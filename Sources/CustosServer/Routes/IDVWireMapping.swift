@@ -1,5 +1,6 @@
 import CustosAPI
 import CustosCore
+import CustosHTTP
 import Foundation
 
 /// IDV domain values → wire types.
@@ -34,6 +35,19 @@ enum IDVWireMapping {
             expiresAt: issued.expiresAt)
     }
 
+    static func documentCapture(_ capture: DocumentCapture) -> DocumentCaptureInfo {
+        DocumentCaptureInfo(idvAuditTransactionID: capture.transactionID, workflow: capture.workflow.rawValue,
+                            challengeMode: capture.workflow.challengeMode, sides: DocumentSide.allCases.map(\.rawValue),
+                            imageTypes: DocumentImageFormat.allCases.map(\.contentType), maxImageBytes: capture.maximumImageBytes,
+                            maxImagePixels: capture.maximumImagePixels, expiresAt: capture.expiresAt)
+    }
+
+    /// A document image as uploaded, never cached or sniffed as anything but its own type.
+    static func documentImage(_ image: DocumentImage) -> Response {
+        Response(status: 200, headers: HTTPHeaders([("Content-Type", image.format.contentType), ("Cache-Control", "no-store"),
+                                                    ("X-Content-Type-Options", "nosniff")]), body: image.bytes)
+    }
+
     /// A finished (completed or cancelled) transaction's answer to the app: the decision, and
     /// its evidence (score, distance, threshold, liveness reason) only with `detail`.
     static func result(of transaction: IDVTransaction, _ result: IDVResult, detail: Bool) -> IDVResultResponse {
@@ -54,15 +68,18 @@ enum IDVWireMapping {
                                  signedResult: result.signedVerdict)
     }
 
-    /// The relying party's view of a transaction: the decision with its evidence.
-    static func verdict(_ transaction: IDVTransaction) -> IDVVerdictResponse {
+    /// The relying party's view of a transaction: the decision with its evidence, and the sides
+    /// of a document scan's document it can read.
+    static func verdict(_ transaction: IDVTransaction, documents: [DocumentSide]) -> IDVVerdictResponse {
         let result = transaction.result
+        let livenessPassed = transaction.workflow.takesSelfie ? result?.decision.map { $0 != .livenessFailed } : nil
         return IDVVerdictResponse(
             idvAuditTransactionID: transaction.id, userID: transaction.userID, workflow: transaction.workflow.rawValue,
             state: transaction.state.rawValue, statusCode: result?.status.rawValue, decision: result?.decision?.rawValue,
-            livenessPassed: result?.decision.map { $0 != .livenessFailed }, livenessReason: result?.livenessFailure?.rawValue,
+            livenessPassed: livenessPassed, livenessReason: result?.livenessFailure?.rawValue,
             distance: result?.distance, threshold: result?.threshold, attemptsLeft: result?.attemptsLeft, purpose: transaction.reason,
-            createdAt: transaction.createdAt, completedAt: transaction.completedAt, signedResult: result?.signedVerdict)
+            createdAt: transaction.createdAt, completedAt: transaction.completedAt, signedResult: result?.signedVerdict,
+            documents: documents.isEmpty ? nil : documents.map(\.rawValue))
     }
 
     private static func message(_ result: IDVResult) -> String {

@@ -78,7 +78,7 @@ enum ServeCommand {
         sink.flush()
 
         var sweeps: [Housekeeping.Sweep] = [
-            .tokens(store), .frameMemories(store),
+            .tokens(store), .frameMemories(store), .documents(store),
             .counters(store, prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
             .init("expired_sessions_purged") { [identity = dependencies.identity] _ in try identity.purgeExpiredSessions() },
         ]

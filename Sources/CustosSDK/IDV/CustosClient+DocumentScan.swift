@@ -1,0 +1,37 @@
+import CustosAPI
+import Foundation
+
+extension CustosClient {
+    /// Additional document scan (workflow 7, challenge mode 10): asks the app to confirm the
+    /// start (`getIDVDocumentScanProcessStartConfirmation`), uploads the identity document's
+    /// `front` image (JPEG or PNG, with the portrait) and its `back` when it has one, and
+    /// returns the result: `biometric_result.display_text` MATCHED when the portrait matches
+    /// the user's template, NOT_MATCHED otherwise (one attempt used), `status_code` 600
+    /// without a template. The result is also emitted as `onIDVAdditionalDocumentScanResult`,
+    /// on failure too (with the error, which the call then throws). Declining, leaving the
+    /// confirmation unanswered or cancelling the task end it with error 240, as the selfie
+    /// workflows do.
+    ///
+    /// The server keeps the images sealed for the relying party's review (readable by API
+    /// key) until its retention period ends or the user is deleted.
+    @discardableResult
+    public func initiateIDVAdditionalDocumentScan(reason: String, front: Data, back: Data? = nil) async throws -> IDVResultResponse {
+        try await runWorkflow(IDVInitiateRequest(workflow: 7, reason: reason), start: .getIDVDocumentScanProcessStartConfirmation,
+                              process: "document scan", event: .onIDVAdditionalDocumentScanResult) {
+            { [transport] path, bearer in
+                let _: DocumentCaptureInfo = try await transport.send(method: "POST", path + "/confirm", bearer: bearer)
+                try Task.checkCancellation()
+                let result: IDVResultResponse = try await transport.post(path + "/document",
+                                                                         IDVDocumentRequest(frontImage: front, backImage: back),
+                                                                         bearer: bearer)
+                return Self.outcome(result)
+            }
+        }
+    }
+
+    /// The app's answer to `getIDVDocumentScanProcessStartConfirmation`: `true` uploads the
+    /// document, `false` ends the workflow with error 240.
+    public func setIDVDocumentScanProcessStartConfirmation(_ confirmed: Bool, workflow: Int) {
+        confirmations.answer(confirmed, workflow: workflow)
+    }
+}
