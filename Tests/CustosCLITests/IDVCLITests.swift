@@ -24,16 +24,21 @@ struct IDVCLITests {
         return directory
     }
 
+    /// Creates and activates `user` on `served` in a fresh profile; runs `custos idv …` in it.
+    func activatedProfile(_ user: String, on served: IdentityCLITests.Served) throws -> ([String]) throws -> CLI.Result {
+        let profile = CLI.temporaryDirectory() + "/profile"
+        let created = try served.admin(["user", "create", user, "--json"])
+        let code = try WireJSON.decoder().decode(CreatedUser.self, from: Data(created.stdout.utf8)).activation.activationCode
+        let activated = try CLI.run(["device", "activate", "--user", user, "--code", code, "--password-stdin", "--server", served.server,
+                                     "--profile", profile], stdin: "a good long password\n")
+        #expect(activated.status == 0, "\(activated.stderr)")
+        return { arguments in try CLI.run(["idv"] + arguments + ["--profile", profile]) }
+    }
+
     @Test func optInAuthenticateRotateAuditOptOut() throws {
         let served = try IdentityCLITests.Served(extra: ["--liveness-actions", "blink"])
         defer { served.stop() }
-        let profile = CLI.temporaryDirectory() + "/profile"
-        let created = try served.admin(["user", "create", "dora", "--json"])
-        let code = try WireJSON.decoder().decode(CreatedUser.self, from: Data(created.stdout.utf8)).activation.activationCode
-        let activated = try CLI.run(["device", "activate", "--user", "dora", "--code", code, "--password-stdin", "--server", served.server,
-                                     "--profile", profile], stdin: "a good long password\n")
-        #expect(activated.status == 0, "\(activated.stderr)")
-        let idv = { (arguments: [String]) in try CLI.run(["idv"] + arguments + ["--profile", profile]) }
+        let idv = try activatedProfile("dora", on: served)
 
         let missing = try idv(["status"])
         #expect(missing.status == 7 && missing.stdout.contains("600"))
@@ -72,5 +77,43 @@ struct IDVCLITests {
 
         #expect(try idv(["optout"]).status == 0)
         #expect(try idv(["status"]).status == 7)
+    }
+
+    @Test func documentScanAndTheRelyingPartysReads() throws {
+        let served = try IdentityCLITests.Served(extra: ["--liveness-actions", "blink"])
+        defer { served.stop() }
+        let idv = try activatedProfile("erin", on: served)
+        let portrait = SharedData.url("liveness/frames/blink_selfie/frame_0120.jpg").path
+        let back = SharedData.url("faces/profile/hopper_45.png").path
+
+        let noTemplate = try idv(["document-scan", "--front", portrait])
+        #expect(noTemplate.status == 7 && noTemplate.stdout.contains("600"), "\(noTemplate.stdout) \(noTemplate.stderr)")
+        #expect(try idv(["optin", "--frames", try frames(1...25), "--fps", "12"]).status == 0)
+
+        let matched = try idv(["document-scan", "--front", portrait, "--back", back, "--reason", "Second ID", "--json"])
+        #expect(matched.status == 0, "\(matched.stdout) \(matched.stderr)")
+        let result = try WireJSON.decoder().decode(IDVResultResponse.self, from: Data(matched.stdout.utf8))
+        #expect(result.biometricResult?.displayText == "MATCHED" && result.workflow == 7 && result.challengeMode == 10)
+        let transaction = result.idvAuditInfo.idvAuditTransactionID
+
+        let other = try idv(["document-scan", "--front", SharedData.url("liveness/frames/talking_obama/frame_0001.jpg").path])
+        #expect(other.status == 4 && other.stdout.contains("NOT_MATCHED") && other.stdout.contains("4 attempts left"), "\(other.stdout)")
+        let declined = try idv(["document-scan", "--front", portrait, "--decline"])
+        #expect(declined.status == 8 && declined.stdout.contains("error 240 (user_cancelled)"), "\(declined.stdout) \(declined.stderr)")
+        #expect(try idv(["document-scan"]).status == 2)
+        #expect(try idv(["document-scan", "--front", "/nonexistent.jpg"]).status == 2)
+
+        // The relying party: the verdict with the sides kept, and the images as uploaded.
+        let verdict = try served.admin(["idv", "verdict", transaction])
+        #expect(verdict.status == 0 && verdict.stdout.contains("MATCHED") && verdict.stdout.contains("documents: front, back"), "\(verdict.stdout)")
+        let saved = CLI.temporaryDirectory() + "/back.png"
+        let read = try served.admin(["idv", "document", transaction, "--side", "back", "--out", saved])
+        #expect(read.status == 0 && read.stdout.contains("image/png"), "\(read.stdout) \(read.stderr)")
+        #expect(FileManager.default.contents(atPath: saved) == FileManager.default.contents(atPath: back))
+        #expect((try FileManager.default.attributesOfItem(atPath: saved)[.posixPermissions] as? Int) == 0o600)
+        let missing = try served.admin(["idv", "document", "0123abcd", "--out", saved])
+        #expect(missing.status == 1 && missing.stderr.contains("idv_transaction_not_found"), "\(missing.stderr)")
+        let listed = try CLI.run(["admin", "audit", "list", "--user", "erin", "--data-dir", served.dataDir])
+        #expect(listed.stdout.contains("idv.document_viewed"), "\(listed.stdout)")
     }
 }

@@ -57,7 +57,7 @@ enum CommandLineTool {
 
     static let allCommands: [Command] = [ServeCommand.command, MigrateCommand.command]
         + AdminAPIKeyCommands.all + AdminAuditCommands.all + [AdminKeysCommand.rotate, AdminKeysCommand.rotateSigning, AdminMasterKeyCommand.rotate] + AdminUserCommands.all + DeviceCommands.all
-        + IDVCommands.all + [BenchLoginCommand.command, BenchIDVCommand.command]
+        + IDVCommands.all + AdminIDVCommands.all + [BenchLoginCommand.command, BenchIDVCommand.command]
         + [VersionCommand.command, HelpCommand.command] + FaceCommands.all
 
     static var overview: String {

@@ -3,9 +3,10 @@ import CustosSDK
 import Foundation
 
 /// Server biometrics from the command line, in the signed-in profile's session: template
-/// status, opt-in, KYC, authentication with recorded frames, opt-out.
+/// status, opt-in, KYC, authentication with recorded frames, the additional document scan,
+/// opt-out.
 enum IDVCommands {
-    static let all: [Command] = [status, optIn, kyc, authenticate, optOut]
+    static let all: [Command] = [status, optIn, kyc, authenticate, documentScan, optOut]
 
     static let framesOptions: [OptionSpec] = [
         .value("frames", "DIR", "folder of JPEG frames (name order; times from timestamps.txt '<file> <ms>' lines, else --fps)"),
@@ -45,7 +46,7 @@ enum IDVCommands {
             + framesOptions + [consentOption, ClientOptions.profile, ClientOptions.json])
     ) { arguments in
         guard let path = arguments.value("document") else { throw UsageError("--document is required") }
-        guard let document = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read the document image \(path)") }
+        let document = try readImage(path, "--document")
         let client = try signedInClient(arguments)
         let source = try frameSource(arguments)
         let consent = arguments.value("consent-version") ?? "v1"
@@ -85,6 +86,34 @@ enum IDVCommands {
         }
     }
 
+    static let documentScan = Command(spec: CommandSpec(
+        path: "idv document-scan",
+        summary: "Additional document scan (workflow 7): the portrait on an identity document against the stored template.",
+        options: [
+            .value("front", "IMAGE", "the document's front, with the portrait (JPEG or PNG)"),
+            .value("back", "IMAGE", "the document's back (JPEG or PNG), when it has one"),
+            .value("reason", "TEXT", "why (default 'Additional Document Scan')"),
+            .flag("decline", "answer the start confirmation with no: the workflow ends with error 240 (exit 8)"),
+            ClientOptions.profile, ClientOptions.json,
+        ])
+    ) { arguments in
+        guard let front = arguments.value("front") else { throw UsageError("--front is required") }
+        let frontImage = try readImage(front, "--front")
+        let backImage = try arguments.value("back").map { try readImage($0, "--back") }
+        let client = try signedInClient(arguments)
+        let reason = arguments.value("reason") ?? "Additional Document Scan"
+        var decline: HandlerToken?
+        if arguments.has("decline") {
+            decline = client.events.on(.getIDVDocumentScanProcessStartConfirmation) { request in
+                client.setIDVDocumentScanProcessStartConfirmation(false, workflow: request.workflow)
+            }
+        }
+        defer { decline?.remove() }
+        return try runWorkflow(arguments, client, .onIDVAdditionalDocumentScanResult) {
+            try await client.initiateIDVAdditionalDocumentScan(reason: reason, front: frontImage, back: backImage)
+        }
+    }
+
     static let optOut = Command(spec: CommandSpec(
         path: "idv optout", summary: "Delete the user's face template (biometric opt-out).", options: [ClientOptions.profile, ClientOptions.json])
     ) { arguments in
@@ -107,6 +136,11 @@ enum IDVCommands {
         return client
     }
 
+    private static func readImage(_ path: String, _ option: String) throws -> Data {
+        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("\(option): cannot read \(path)") }
+        return data
+    }
+
     private static func frameSource(_ arguments: ParsedArguments) throws -> FolderFrameSource {
         guard let path = arguments.value("frames") else { throw UsageError("--frames DIR is required") }
         var isDirectory: ObjCBool = false
@@ -117,9 +151,8 @@ enum IDVCommands {
         return FolderFrameSource(directory: URL(fileURLWithPath: path), framesPerSecond: fps, pace: !arguments.has("no-pace"))
     }
 
-    /// Runs a selfie workflow and prints its result event's first tier, the error (240 with how
-    /// the selfie was abandoned: declined, unanswered, a capture that failed), before the
-    /// result. A cancel the server never confirmed has no result: the error alone, exit 8.
+    /// Runs a workflow and prints its result event's first tier, the error (240 with how it was
+    /// abandoned: declined, unanswered, a capture that failed), before the result. A cancel the server never confirmed has no result: the error alone, exit 8.
     private static func runWorkflow(_ arguments: ParsedArguments, _ client: CustosClient, _ event: CustosEvent<IDVResultEvent>,
                                     _ work: @escaping @Sendable () async throws -> IDVResultResponse) throws -> ExitCode {
         let seen = LockedBox<IDVResultEvent?>(nil)
