@@ -49,7 +49,7 @@ public enum MasterKeyRotationError: Error, Equatable, CustomStringConvertible {
 /// the current one as previous (`MasterKeys`), so they open both and seal under the new one.
 ///
 /// In order: the audit chain is verified (a broken chain refuses, nothing changed); every
-/// template, frame memory and signing key is re-sealed, in batches, each row replaced only
+/// template, frame memory, document image and signing key is re-sealed, in batches, each row replaced only
 /// while it still holds what was read (a row a server rewrote meanwhile is read again on the
 /// next pass); the audit chain is re-keyed in one locked transaction (`AuditTrail.rekey()`);
 /// a `keys.master_key_rotated` event is appended and the new key id recorded as the data's.
@@ -153,7 +153,7 @@ public struct MasterKeyRotation: Sendable {
     }
 
     /// The HKDF purpose and associated data `record` is sealed with (see `MasterKeyTemplateCipher`,
-    /// `TemplateVault.frameMemoryOwner`, `SigningKeyRing`).
+    /// `TemplateVault.frameMemoryOwner`, `TemplateVault.documentOwner`, `SigningKeyRing`).
     static func sealing(of record: SealedRecord) -> (purpose: String, associatedData: Data) {
         let keyID = record.keyID ?? ""
         let userID = record.userID ?? ""
@@ -161,6 +161,7 @@ public struct MasterKeyRotation: Sendable {
         case .template: (MasterKeyTemplateCipher.purpose(keyID: keyID), Data(userID.utf8))
         case .frameMemory: (MasterKeyTemplateCipher.purpose(keyID: keyID), TemplateVault.frameMemoryOwner(userID))
         case .signingKey: (SigningKeyRing.sealingPurpose, Data(record.id.utf8))
+        case .document: (MasterKeyTemplateCipher.purpose(keyID: keyID), TemplateVault.documentOwner(userID: userID, documentID: record.id))
         }
     }
 }

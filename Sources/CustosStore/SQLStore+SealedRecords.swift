@@ -17,6 +17,7 @@ extension SQLStore: SealedRecordStore {
             case .template: SealedTable(name: "biometric_templates", id: "user_id", ciphertext: "ciphertext", owned: true)
             case .frameMemory: SealedTable(name: "frame_memories", id: "id", ciphertext: "ciphertext", owned: true)
             case .signingKey: SealedTable(name: "signing_keys", id: "kid", ciphertext: "sealed_key", owned: false)
+            case .document: SealedTable(name: "idv_documents", id: "id", ciphertext: "ciphertext", owned: true)
             }
         }
     }

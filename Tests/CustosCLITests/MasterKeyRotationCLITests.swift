@@ -22,9 +22,10 @@ import FoundationNetworking
         var databasePath: String { dataDir + "/" + SQLStore.defaultSQLiteFileName }
         let template: BiometricTemplate
         let fingerprints: [FrameFingerprint?] = [FrameFingerprint(values: (0..<FrameFingerprint.length).map { Float($0) / 100 }), nil]
+        let document = DocumentImage(side: .front, bytes: Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data("a document".utf8), format: .jpeg)
 
-        /// Alice's and Bob's templates and frame memories, two signing keys (made by the CLI, as
-        /// an operator would) and audit events, all under `old`.
+        /// Alice's and Bob's templates and frame memories, Alice's document scan image, two signing
+        /// keys (made by the CLI, as an operator would) and audit events, all under `old`.
         init() throws {
             let descriptor = try FaceDescriptor(Array(repeating: 0.25, count: 128))
             template = BiometricTemplate(descriptors: [descriptor], mean: descriptor, quality: 0.9)
@@ -43,6 +44,11 @@ import FoundationNetworking
                     try store.saveFrameMemory(try vault.sealFrames(fingerprints, id: "fm_" + user, userID: user, now: Date(),
                                                                    expiresAt: Date().addingTimeInterval(3600)))
                 }
+                try store.createTransaction(IDVTransaction(id: "t_alice", userID: "alice", workflow: .additionalDocumentScan, reason: "r",
+                                                           state: .completed, consentVersion: nil, createdAt: Date(),
+                                                           expiresAt: Date().addingTimeInterval(600)))
+                try store.saveDocument(try vault.sealDocument(document, transactionID: "t_alice", userID: "alice", now: Date(),
+                                                              expiresAt: Date().addingTimeInterval(3600)))
                 try trail(store, MasterKeys(primary: old)).record(.enrollment, userID: "alice", details: ["workflow": "10"])
             }
             for _ in 0..<2 {
@@ -81,7 +87,8 @@ import FoundationNetworking
             }
         }
 
-        /// Whether every template, frame memory and signing key there is opens under `keys`.
+        /// Whether every template, frame memory, document image and signing key there is opens
+        /// under `keys`.
         func everythingOpens(under keys: MasterKeys) throws -> Bool {
             try withStore { store in
                 let vault = vault(store, keys)
@@ -96,6 +103,8 @@ import FoundationNetworking
                                                    ciphertext: record.ciphertext, createdAt: Date(), expiresAt: Date())
                     guard (try? vault.openFrames(memory)) == fingerprints else { return false }
                 }
+                guard let sealed = try store.document(transactionID: "t_alice", side: .front, now: Date()),
+                      (try? vault.openDocument(sealed)) == document else { return false }
                 let ring = SigningKeyRing(store: store, masterKeys: keys, refreshInterval: 0)
                 return (try? ring.sign(payload: Data("{}".utf8), type: "JWT", now: Date())) != nil
             }
@@ -111,6 +120,7 @@ import FoundationNetworking
             struct Counts: Decodable, Equatable {
                 let template: Int
                 let frame_memory: Int
+                let document: Int
                 let signing_key: Int
             }
             let old_master_key_id: String
@@ -143,7 +153,7 @@ import FoundationNetworking
         #expect(rotated.status == 0, "\(rotated.stderr)")
         let answer = try JSONDecoder().decode(SealedData.Answer.self, from: Data(rotated.stdout.utf8))
         #expect(answer == SealedData.Answer(old_master_key_id: data.old.keyID, new_master_key_id: data.new.keyID,
-                                            resealed: .init(template: 2, frame_memory: 2, signing_key: 2),
+                                            resealed: .init(template: 2, frame_memory: 2, document: 1, signing_key: 2),
                                             audit_events_rekeyed: 4, recorded_new_key: true))
 
         // The old key alone is refused; the new key alone opens everything and verifies the audit.
@@ -157,7 +167,7 @@ import FoundationNetworking
         let last = try #require(try data.snapshot().events.last)
         #expect(last.auditKind == .masterKeyRotated)
         #expect(last.details == ["old_master_key_id": data.old.keyID, "new_master_key_id": data.new.keyID,
-                                 "resealed": "6", "audit_events_rekeyed": "4"])
+                                 "resealed": "7", "audit_events_rekeyed": "4"])
 
         // A re-run changes nothing and says so.
         let before = try data.snapshot()
@@ -174,7 +184,7 @@ import FoundationNetworking
         let late = try data.rotate(["--json"])
         #expect(late.status == 0, "\(late.stderr)")
         let lateAnswer = try JSONDecoder().decode(SealedData.Answer.self, from: Data(late.stdout.utf8))
-        #expect(lateAnswer.resealed == .init(template: 0, frame_memory: 1, signing_key: 0) && !lateAnswer.recorded_new_key)
+        #expect(lateAnswer.resealed == .init(template: 0, frame_memory: 1, document: 0, signing_key: 0) && !lateAnswer.recorded_new_key)
         #expect(try CLI.run(["admin", "audit", "verify", "--master-key-file", data.newKeyFile, "--data-dir", data.dataDir]).status == 0)
     }
 

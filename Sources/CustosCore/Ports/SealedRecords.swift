@@ -12,14 +12,18 @@ public struct SealedRecord: Sendable, Equatable {
         case frameMemory = "frame_memory"
         /// A signing key's private key (`StoredSigningKey`): the kid bound in.
         case signingKey = "signing_key"
+        /// A document scan's image (`SealedDocument`): sealed like a template, bound to
+        /// `TemplateVault.documentOwner(userID:documentID:)`.
+        case document
     }
 
     public var kind: Kind
-    /// The row's key: the user id of a template, the id of a frame memory, the kid of a signing key.
+    /// The row's key: the user id of a template, the id of a frame memory or a document image,
+    /// the kid of a signing key.
     public var id: String
-    /// The user it belongs to (templates and frame memories).
+    /// The user it belongs to (templates, frame memories, document images).
     public var userID: String?
-    /// The template key it is sealed for (templates and frame memories).
+    /// The template key it is sealed for (templates, frame memories, document images).
     public var keyID: String?
     public var ciphertext: Data
 
@@ -36,7 +40,8 @@ public struct SealedRecord: Sendable, Equatable {
 /// unchanged, so a server writing the same row meanwhile is never overwritten.
 public protocol SealedRecordStore: Sendable {
     /// Up to `limit` (> 0) records of `kind` whose id sorts after `afterID` (all of them from
-    /// nil), in ascending id order; expired frame memories and retired signing keys included.
+    /// nil), in ascending id order; expired frame memories and document images and retired
+    /// signing keys included.
     func sealedRecords(_ kind: SealedRecord.Kind, afterID: String?, limit: Int) throws -> [SealedRecord]
     /// Stores `ciphertext` for the record of `kind` and `id` only if it still holds `expected`;
     /// false when it changed or is gone.

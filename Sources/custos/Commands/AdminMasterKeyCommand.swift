@@ -13,7 +13,7 @@ enum AdminMasterKeyCommand {
 
     static let rotate = Command(spec: CommandSpec(
         path: "admin keys rotate-master",
-        summary: "Re-seal templates, frame memories and signing keys and re-key the audit under a new master key (no downtime).",
+        summary: "Re-seal templates, frame memories, document images and signing keys and re-key the audit under a new master key (no downtime).",
         options: [ClientOptions.json,
                   .value("new-master-key-file", "FILE", "file holding the new master key (base64 of 32 bytes); give the current one as --master-key-file")]
             + ServeCommand.settingOptions(settings))
@@ -41,7 +41,8 @@ enum AdminMasterKeyCommand {
                 return ["master key \(new.keyID): nothing left to re-seal, the data is sealed under it"]
             }
             let counts = "\(info.resealed.template) template(s), \(info.resealed.frameMemory) frame memory(ies), "
-                + "\(info.resealed.signingKey) signing key(s) re-sealed, \(report.auditEventsRekeyed) audit event(s) re-keyed"
+                + "\(info.resealed.document) document image(s), \(info.resealed.signingKey) signing key(s) re-sealed, "
+                + "\(report.auditEventsRekeyed) audit event(s) re-keyed"
             return ["master key \(current.keyID) -> \(new.keyID): \(counts)",
                     "the data now records master key \(new.keyID); restart every node with it alone (without the previous key)"]
         }
@@ -53,9 +54,10 @@ enum AdminMasterKeyCommand {
         struct Counts: Encodable {
             let template: Int
             let frameMemory: Int
+            let document: Int
             let signingKey: Int
             enum CodingKeys: String, CodingKey {
-                case template
+                case template, document
                 case frameMemory = "frame_memory"
                 case signingKey = "signing_key"
             }
@@ -72,7 +74,7 @@ enum AdminMasterKeyCommand {
             oldKeyID = current.keyID
             newKeyID = new.keyID
             resealed = Counts(template: report.resealed[.template] ?? 0, frameMemory: report.resealed[.frameMemory] ?? 0,
-                              signingKey: report.resealed[.signingKey] ?? 0)
+                              document: report.resealed[.document] ?? 0, signingKey: report.resealed[.signingKey] ?? 0)
             auditEventsRekeyed = report.auditEventsRekeyed
             recordedNewKey = report.recordedNewKey
             unopenable = Dictionary(uniqueKeysWithValues: report.unopenable.map { ($0.key.rawValue, $0.value) })
