@@ -35,5 +35,8 @@ public struct HTTPError: Error, Equatable, Sendable {
     public static func unsupportedMediaType(expected: String) -> HTTPError {
         HTTPError(status: 415, code: "unsupported_media_type", message: "The request body must be \(expected).")
     }
+    /// Every worker is busy and the queue is full: answered at once, to be retried.
+    public static let serverBusy = HTTPError(status: 503, code: "server_busy", message: "The server is busy; retry shortly.",
+                                             headers: ["Retry-After": "1"])
     public static let internalError = HTTPError(status: 500, code: "internal_error", message: "An internal error occurred; it has been logged.")
 }

@@ -13,6 +13,7 @@ public final class HTTPServer: Sendable {
     let router: Router
     let logger: Logger
     let errorMapper: @Sendable (any Error) -> HTTPError?
+    let workers: WorkerPool
 
     private struct Running: @unchecked Sendable {
         let daemon: OpaquePointer
@@ -31,12 +32,14 @@ public final class HTTPServer: Sendable {
         self.logger = logger
         self.metrics = metrics
         self.errorMapper = errorMapper
+        workers = WorkerPool(workers: configuration.workers, queueLimit: configuration.queueLimit)
     }
 
     deinit {
         if let state = running.withLock({ $0 }) {
             MHD_stop_daemon(state.daemon)
         }
+        workers.stop()
     }
 
     /// The port being listened on, once started.
@@ -45,8 +48,9 @@ public final class HTTPServer: Sendable {
     /// Binds, listens and starts the worker threads. Throws when the address is unavailable.
     public func start() throws {
         let socket = try ListenSocket.open(host: configuration.host, port: configuration.port)
+        // Suspend/resume: a handler runs on a worker while its connection waits off the loop.
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
-            | MHD_USE_TURBO.rawValue
+            | MHD_USE_TURBO.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         // The context outlives the daemon: `stop()` (or deinit) stops the daemon first.
         let context = Unmanaged.passUnretained(self).toOpaque()
         let options: [CVarArg] = [
@@ -86,26 +90,12 @@ public final class HTTPServer: Sendable {
         }
         let abandoned = metrics.inFlight
         MHD_stop_daemon(state.daemon)
+        workers.stop()
         logger.info("http_stopped", ["abandoned_requests": .int(abandoned)])
     }
 
     // MARK: Dispatch
 
-    /// Routes a complete request and turns whatever happens into a response; also returns
-    /// the matched route, if any.
-    func respond(to request: inout Request) -> (Response, Router.Route?) {
-        switch router.match(request.method, request.path) {
-        case .notFound:
-            return (.error(.notFound), nil)
-        case .methodNotAllowed(let allowed):
-            return (.error(.methodNotAllowed(allowed: allowed)), nil)
-        case .found(let route, let parameters):
-            request.pathParameters = parameters
-            return (run(route, request), route)
-        }
-    }
-
-    /// Runs the handler; thrown errors become answers (details to the log only).
     private func run(_ route: Router.Route, _ request: Request) -> Response {
         do {
             return try route.handler(request)
@@ -124,10 +114,17 @@ public final class HTTPServer: Sendable {
 }
 
 /// State of one request across libmicrohttpd's calls to the access handler.
-final class PendingRequest {
+final class PendingRequest: @unchecked Sendable {
     var body = Data()
     var rejection: HTTPError?
     let startNanos = DispatchTime.now().uptimeNanoseconds
+    /// Set by the worker that ran the handler, before it resumes the connection.
+    let answer = Mutex<(response: Response, requestID: String)?>(nil)
+}
+
+/// A suspended connection, for the worker that resumes it.
+private struct SuspendedConnection: @unchecked Sendable {
+    let connection: OpaquePointer
 }
 
 private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, method, _, uploadData, uploadDataSize, connectionContext in
@@ -162,9 +159,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         return MHD_Result.YES
     }
 
+    // Resumed after a worker ran the handler.
+    if let answer = pending.answer.withLock({ $0 }) {
+        return queue(answer.response, requestID: answer.requestID, on: connection)
+    }
     let methodName = method.map { String(cString: $0) } ?? "GET"
-    let (response, requestID) = server.buildAndRespond(connection: connection, url: url, method: methodName, pending: pending)
-    return queue(response, requestID: requestID, on: connection)
+    return server.handle(connection: connection, url: url, method: methodName, pending: pending)
 }
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, connectionContext, _ in
@@ -176,8 +176,12 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, connectio
 
 extension HTTPServer {
     /// The response and the request id (sent as `X-Request-Id`).
-    fileprivate func buildAndRespond(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: String,
-                                     pending: PendingRequest) -> (Response, String) {
+    /// Answers at once what needs no handler (a rejection, an unknown route) and the inline
+    /// routes; hands every other request to a worker, its connection suspended until the
+    /// worker resumes it with the answer; answers 503 `server_busy` when no worker is free
+    /// and the queue is full.
+    fileprivate func handle(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: String,
+                            pending: PendingRequest) -> MHD_Result {
         let path = url.map { String(cString: $0) } ?? "/"
         let headers = collectValues(connection, kind: .HEADER_KIND)
         let query = collectValues(connection, kind: .GET_ARGUMENT_KIND)
@@ -188,13 +192,36 @@ extension HTTPServer {
                               remoteAddress: RemoteAddress(connection))
         pending.body = Data()
 
-        var response: Response
-        var route: Router.Route?
-        if let rejection = pending.rejection ?? checkLimits(path: path, query: query, headers: headers) {
-            response = .error(rejection)
-        } else {
-            (response, route) = respond(to: &request)
+        func answer(_ response: Response, _ route: Router.Route?) -> MHD_Result {
+            queue(record(response, route: route, method: method, pending: pending, requestID: requestID), requestID: requestID,
+                  on: connection)
         }
+        if let rejection = pending.rejection ?? checkLimits(path: path, query: query, headers: headers) {
+            return answer(.error(rejection), nil)
+        }
+        switch router.match(request.method, request.path) {
+        case .notFound:
+            return answer(.error(.notFound), nil)
+        case .methodNotAllowed(let allowed):
+            return answer(.error(.methodNotAllowed(allowed: allowed)), nil)
+        case .found(let route, let parameters):
+            request.pathParameters = parameters
+            if route.runsInline { return answer(run(route, request), route) }
+            guard workers.reserve() else { return answer(.error(.serverBusy), route) }
+            let suspended = SuspendedConnection(connection: connection)
+            MHD_suspend_connection(connection)
+            workers.run { [self, request] in
+                let response = record(run(route, request), route: route, method: method, pending: pending, requestID: requestID)
+                pending.answer.withLock { $0 = (response, requestID) }
+                MHD_resume_connection(suspended.connection)
+            }
+            return MHD_Result.YES
+        }
+    }
+
+    /// Counts and logs the answer; returns it.
+    private func record(_ response: Response, route: Router.Route?, method: String, pending: PendingRequest,
+                        requestID: String) -> Response {
         let nanoseconds = DispatchTime.now().uptimeNanoseconds - pending.startNanos
         let seconds = Double(nanoseconds) / 1e9
         if let route {
@@ -204,7 +231,7 @@ extension HTTPServer {
         }
         logger.access(method: method, route: route?.pattern ?? "unmatched", status: response.status,
                       durationMicroseconds: Int(nanoseconds / 1000), requestID: requestID)
-        return (response, requestID)
+        return response
     }
 
     private func checkLimits(path: String, query: HTTPHeaders, headers: HTTPHeaders) -> HTTPError? {

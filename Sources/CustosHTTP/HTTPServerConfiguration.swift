@@ -5,8 +5,11 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var host: String
     /// 0 picks any free port; `HTTPServer.port` tells which.
     public var port: Int
-    /// Worker threads, each running its own epoll loop. Default: cores × 2.
+    /// libmicrohttpd's event-loop threads, each running its own epoll loop. Default: cores × 2.
     public var threads: Int
+    /// Threads that run handlers (off the event loops), and how many requests may wait for one.
+    public var workers: Int
+    public var queueLimit: Int
     /// Larger bodies are refused with 413.
     public var maxBodyBytes: Int
     /// Path plus query longer than this is refused with 414.
@@ -26,6 +29,8 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         host: String = "127.0.0.1",
         port: Int = 8080,
         threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount * 2),
+        workers: Int = max(2, ProcessInfo.processInfo.activeProcessorCount * 2),
+        queueLimit: Int = 128,
         maxBodyBytes: Int = 8 * 1024 * 1024,
         maxURLBytes: Int = 8 * 1024,
         maxHeaderBytes: Int = 32 * 1024,
@@ -37,6 +42,8 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         self.host = host
         self.port = port
         self.threads = threads
+        self.workers = workers
+        self.queueLimit = queueLimit
         self.maxBodyBytes = maxBodyBytes
         self.maxURLBytes = maxURLBytes
         self.maxHeaderBytes = maxHeaderBytes

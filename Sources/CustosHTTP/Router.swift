@@ -1,4 +1,5 @@
-/// Handles one request; runs on a server worker thread and may block (database, crypto).
+/// Handles one request; runs on a server worker thread and may block (database, crypto),
+/// unless the route runs inline (see `Route.runsInline`).
 public typealias Handler = @Sendable (Request) throws -> Response
 
 /// Maps method + path to a handler. Patterns are literal segments and `{name}` parameters:
@@ -9,6 +10,9 @@ public struct Router: Sendable {
         public let pattern: String
         /// Position in `routes`; lets metrics find a route's counters without hashing strings.
         public let index: Int
+        /// Answered on the event-loop thread, never queued behind the workers: cheap routes
+        /// that must answer while the server is saturated (`/healthz`, `/readyz`, `/metrics`).
+        public let runsInline: Bool
         let segments: [Segment]
         let handler: Handler
     }
@@ -31,7 +35,7 @@ public struct Router: Sendable {
     public init() {}
 
     /// Adds a route. Adding the same method and pattern twice is a programming error.
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, _ handler: @escaping Handler) {
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, inline: Bool = false, _ handler: @escaping Handler) {
         let segments = Router.split(pattern).map { part -> Segment in
             if part.hasPrefix("{") && part.hasSuffix("}") {
                 return .parameter(String(part.dropFirst().dropLast()))
@@ -39,7 +43,7 @@ public struct Router: Sendable {
             return .literal(String(part))
         }
         precondition(!routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route \(method) \(pattern)")
-        let route = Route(method: method, pattern: pattern, index: routes.count, segments: segments, handler: handler)
+        let route = Route(method: method, pattern: pattern, index: routes.count, runsInline: inline, segments: segments, handler: handler)
         routes.append(route)
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
             staticRoutes[Router.normalized(pattern), default: [:]][method] = route
@@ -48,7 +52,9 @@ public struct Router: Sendable {
         }
     }
 
-    public mutating func get(_ pattern: String, _ handler: @escaping Handler) { add(.get, pattern, handler) }
+    public mutating func get(_ pattern: String, inline: Bool = false, _ handler: @escaping Handler) {
+        add(.get, pattern, inline: inline, handler)
+    }
     public mutating func post(_ pattern: String, _ handler: @escaping Handler) { add(.post, pattern, handler) }
     public mutating func put(_ pattern: String, _ handler: @escaping Handler) { add(.put, pattern, handler) }
     public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add(.delete, pattern, handler) }

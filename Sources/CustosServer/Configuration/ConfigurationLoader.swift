@@ -180,6 +180,8 @@ public struct ConfigurationLoader {
         switch setting {
         case .port: c.http.port = integer
         case .threads: c.http.threads = integer
+        case .workers: c.http.workers = integer
+        case .queueLimit: c.http.queueLimit = integer
         case .maxBodyBytes: c.http.maxBodyBytes = integer
         case .connectionTimeout: c.http.connectionTimeoutSeconds = integer
         case .maxConnections: c.http.maxConnections = integer

@@ -39,7 +39,9 @@ extension Setting {
     public static let masterKey = Setting("master_key", .string, help: "master key, 32 bytes in base64 (prefer master_key_file)", secret: true)
     public static let masterKeyFile = Setting("master_key_file", .string, help: "file holding the base64 master key")
     public static let previousMasterKeyFile = Setting("previous_master_key_file", .string, help: "during a master key rotation: file holding the previous master key, which still opens what it sealed")
-    public static let threads = Setting("threads", .integer(1...1024), help: "HTTP worker threads (default cores x 2)")
+    public static let threads = Setting("threads", .integer(1...1024), help: "HTTP event-loop threads (default cores x 2)")
+    public static let workers = Setting("workers", .integer(1...1024), help: "threads that run request handlers (default cores x 2)")
+    public static let queueLimit = Setting("queue_limit", .integer(0...100_000), help: "requests that may wait for a worker before 503 server_busy (default 128)")
     public static let maxBodyBytes = Setting("max_body_bytes", .integer(1024...(1 << 30)), help: "largest request body accepted (default 8388608)")
     public static let connectionTimeout = Setting("connection_timeout", .integer(1...3600), help: "seconds before an idle connection is closed (default 30)")
     public static let maxConnections = Setting("max_connections", .integer(1...100_000), help: "connections open at once (default 1000)")
@@ -78,7 +80,7 @@ extension Setting {
 
     /// Every setting `custos serve` understands, in the order help and the start-up print show them.
     public static let all: [Setting] = [
-        .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .maxBodyBytes,
+        .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .workers, .queueLimit, .maxBodyBytes,
         .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .shutdownGrace, .logLevel, .sqliteSynchronous,
         .databasePoolSize, .maxAttempts, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,

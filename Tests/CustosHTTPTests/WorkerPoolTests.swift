@@ -1,0 +1,52 @@
+@testable import CustosHTTP
+import Foundation
+import Testing
+
+/// Handlers run on a bounded pool of workers, off the event loop: while every worker is held
+/// by a slow handler, inline routes still answer on the loop, and a request beyond the queue
+/// is refused at once with 503 `server_busy` rather than left waiting.
+@Suite struct WorkerPoolTests {
+    @Test func inlineRoutesAnswerWhileEveryWorkerIsHeldAndTheOverflowIs503() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        // One event loop: before the pool, one held handler stalled every connection.
+        let configuration = HTTPServerConfiguration(port: 0, threads: 1, workers: 2, queueLimit: 1)
+        let server = try TestServer(configuration: configuration) { router in
+            router.get("/healthz", inline: true) { _ in .text("alive") }
+            router.get("/hold") { _ in
+                started.signal()
+                gate.wait()
+                return .text("released")
+            }
+        }
+        defer { server.stop() }
+
+        // Two requests hold both workers; a third waits in the queue.
+        var held: [RawHTTPClient] = []
+        for _ in 0..<3 {
+            let client = try server.client()
+            try client.send(Data("GET /hold HTTP/1.1\r\nHost: test\r\n\r\n".utf8))
+            held.append(client)
+        }
+        #expect(started.wait(timeout: .now() + 10) == .success)
+        #expect(started.wait(timeout: .now() + 10) == .success)
+        let deadline = Date().addingTimeInterval(10)
+        while server.server.workers.load < 3 && Date() < deadline { usleep(2_000) }
+        #expect(server.server.workers.load == 3)
+
+        let health = try server.client().request("GET", "/healthz")
+        #expect(health.status == 200 && String(decoding: health.body, as: UTF8.self) == "alive")
+        let busy = try server.client().request("GET", "/hold")
+        #expect(busy.status == 503 && busy.errorCode == "server_busy", "\(busy.status) \(String(describing: busy.errorCode))")
+        #expect(busy.headers["retry-after"] == "1")
+
+        for _ in held { gate.signal() }
+        for client in held {
+            let reply = try client.readReply()
+            #expect(reply.status == 200 && String(decoding: reply.body, as: UTF8.self) == "released")
+        }
+        // The pool is free again.
+        let after = try server.client().request("GET", "/healthz")
+        #expect(after.status == 200)
+    }
+}
