@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "Custos",
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    // The SDK's locks are the Synchronization module's Mutex and Atomic: macOS 15, iOS 18.
+    platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "CustosSDK", targets: ["CustosSDK"]),
         .library(name: "CustosAPI", targets: ["CustosAPI"]),

@@ -118,6 +118,8 @@ final class PendingRequest: @unchecked Sendable {
     var body = Data()
     var rejection: HTTPError?
     let startNanos = DispatchTime.now().uptimeNanoseconds
+    /// The body limit of the request's route, once the body outgrew the ordinary one.
+    var uploadLimit: Int?
     /// Set by the worker that ran the handler, before it resumes the connection.
     let answer = Mutex<(response: Response, requestID: String)?>(nil)
 }
@@ -138,7 +140,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         server.metrics.requestStarted()
         if let declared = lookupHeader(connection, "Content-Length").flatMap({ Int($0) }),
            declared > server.configuration.maxBodyBytes {
-            pending.rejection = .payloadTooLarge(limit: server.configuration.maxBodyBytes)
+            let limit = server.bodyLimit(url: url, method: method)
+            if declared > limit { pending.rejection = .payloadTooLarge(limit: limit) }
         }
         connectionContext.pointee = Unmanaged.passRetained(pending).toOpaque()
         return MHD_Result.YES
@@ -148,8 +151,13 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     if uploadDataSize.pointee > 0 {
         let size = uploadDataSize.pointee
         if pending.rejection == nil {
-            if pending.body.count + size > server.configuration.maxBodyBytes {
-                pending.rejection = .payloadTooLarge(limit: server.configuration.maxBodyBytes)
+            // The route is looked up only once a body outgrows the ordinary limit.
+            if pending.body.count + size > server.configuration.maxBodyBytes, pending.uploadLimit == nil {
+                pending.uploadLimit = server.bodyLimit(url: url, method: method)
+            }
+            let limit = pending.uploadLimit ?? server.configuration.maxBodyBytes
+            if pending.body.count + size > limit {
+                pending.rejection = .payloadTooLarge(limit: limit)
                 pending.body = Data()
             } else if let uploadData {
                 pending.body.append(UnsafeRawPointer(uploadData).assumingMemoryBound(to: UInt8.self), count: size)
@@ -217,6 +225,17 @@ extension HTTPServer {
             }
             return MHD_Result.YES
         }
+    }
+
+    /// The body limit of the route `method` and `url` name: `maxUploadBytes` for a route
+    /// that takes uploads, `maxBodyBytes` for any other (or none).
+    fileprivate func bodyLimit(url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> Int {
+        let path = url.map { String(cString: $0) } ?? "/"
+        let name = method.map { String(cString: $0) } ?? "GET"
+        if case .found(let route, _) = router.match(HTTPMethod(rawValue: name), path), route.takesUploads {
+            return configuration.maxUploadBytes
+        }
+        return configuration.maxBodyBytes
     }
 
     /// Counts and logs the answer; returns it.

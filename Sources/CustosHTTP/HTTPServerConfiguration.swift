@@ -11,7 +11,10 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var workers: Int
     public var queueLimit: Int
     /// Larger bodies are refused with 413.
+    /// The largest body of an ordinary request (JSON commands)…
     public var maxBodyBytes: Int
+    /// …and of a route that takes uploads (`Router.post(_:uploads:_:)`).
+    public var maxUploadBytes: Int
     /// Path plus query longer than this is refused with 414.
     public var maxURLBytes: Int
     /// Header fields longer than this in total are refused with 431.
@@ -31,7 +34,8 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount * 2),
         workers: Int = max(2, ProcessInfo.processInfo.activeProcessorCount * 2),
         queueLimit: Int = 128,
-        maxBodyBytes: Int = 8 * 1024 * 1024,
+        maxBodyBytes: Int = 64 * 1024,
+        maxUploadBytes: Int = 8 * 1024 * 1024,
         maxURLBytes: Int = 8 * 1024,
         maxHeaderBytes: Int = 32 * 1024,
         connectionTimeoutSeconds: Int = 30,
@@ -45,6 +49,7 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         self.workers = workers
         self.queueLimit = queueLimit
         self.maxBodyBytes = maxBodyBytes
+        self.maxUploadBytes = maxUploadBytes
         self.maxURLBytes = maxURLBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds

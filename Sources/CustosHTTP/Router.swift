@@ -13,6 +13,9 @@ public struct Router: Sendable {
         /// Answered on the event-loop thread, never queued behind the workers: cheap routes
         /// that must answer while the server is saturated (`/healthz`, `/readyz`, `/metrics`).
         public let runsInline: Bool
+        /// Takes bodies up to `maxUploadBytes` (selfie frames, document images); every other
+        /// route only up to `maxBodyBytes`, refused before more is buffered.
+        public let takesUploads: Bool
         let segments: [Segment]
         let handler: Handler
     }
@@ -35,7 +38,8 @@ public struct Router: Sendable {
     public init() {}
 
     /// Adds a route. Adding the same method and pattern twice is a programming error.
-    public mutating func add(_ method: HTTPMethod, _ pattern: String, inline: Bool = false, _ handler: @escaping Handler) {
+    public mutating func add(_ method: HTTPMethod, _ pattern: String, inline: Bool = false, uploads: Bool = false,
+                             _ handler: @escaping Handler) {
         let segments = Router.split(pattern).map { part -> Segment in
             if part.hasPrefix("{") && part.hasSuffix("}") {
                 return .parameter(String(part.dropFirst().dropLast()))
@@ -43,7 +47,7 @@ public struct Router: Sendable {
             return .literal(String(part))
         }
         precondition(!routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route \(method) \(pattern)")
-        let route = Route(method: method, pattern: pattern, index: routes.count, runsInline: inline, segments: segments, handler: handler)
+        let route = Route(method: method, pattern: pattern, index: routes.count, runsInline: inline, takesUploads: uploads, segments: segments, handler: handler)
         routes.append(route)
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
             staticRoutes[Router.normalized(pattern), default: [:]][method] = route
@@ -55,7 +59,9 @@ public struct Router: Sendable {
     public mutating func get(_ pattern: String, inline: Bool = false, _ handler: @escaping Handler) {
         add(.get, pattern, inline: inline, handler)
     }
-    public mutating func post(_ pattern: String, _ handler: @escaping Handler) { add(.post, pattern, handler) }
+    public mutating func post(_ pattern: String, uploads: Bool = false, _ handler: @escaping Handler) {
+        add(.post, pattern, uploads: uploads, handler)
+    }
     public mutating func put(_ pattern: String, _ handler: @escaping Handler) { add(.put, pattern, handler) }
     public mutating func delete(_ pattern: String, _ handler: @escaping Handler) { add(.delete, pattern, handler) }
 

@@ -67,6 +67,9 @@ import Testing
         let created = try served.admin(["user", "create", "alice", "--json"])
         #expect(created.status == 0, "\(created.stderr)")
         let code = try WireJSON.decoder().decode(CreatedUser.self, from: Data(created.stdout.utf8)).activation.activationCode
+        // For scripts (the README's CODE=$(…)): the code alone, one line.
+        let codeOnly = try served.admin(["user", "create", "bob", "--code-only"])
+        #expect(codeOnly.status == 0 && codeOnly.stdout.split(separator: "\n").count == 1 && codeOnly.stdout.count > 8, "\(codeOnly.stdout)")
 
         let activated = try CLI.run(["device", "activate", "--user", "alice", "--code", code, "--password-stdin", "--name", "laptop",
                                      "--server", served.server, "--profile", profile], stdin: "a good long password\n")

@@ -118,6 +118,31 @@ private struct Boom: Error {}
         #expect(reply.status == 201)
     }
 
+    /// Ordinary requests are held to a small body; only routes that take uploads get the
+    /// large limit, declared or chunked.
+    @Test func onlyUploadRoutesTakeLargeBodies() throws {
+        let server = try TestServer(configuration: HTTPServerConfiguration(port: 0, threads: 2, maxBodyBytes: 1024, maxUploadBytes: 256 * 1024)) { router in
+            router.post("/small") { request in .text(String(request.body.count)) }
+            router.post("/upload", uploads: true) { request in .text(String(request.body.count)) }
+        }
+        defer { server.stop() }
+        let body = Data(repeating: UInt8(ascii: "a"), count: 100 * 1024)
+        let small = try server.client().request("POST", "/small", body: body)
+        #expect(small.status == 413 && small.errorCode == "payload_too_large")
+        let upload = try server.client().request("POST", "/upload", body: body)
+        #expect(upload.status == 200 && String(decoding: upload.body, as: UTF8.self) == "102400")
+        let tooLarge = try server.client().request("POST", "/upload", body: Data(count: 300 * 1024))
+        #expect(tooLarge.status == 413)
+
+        let client = try server.client()
+        var chunked = Data("POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8)
+        for _ in 0..<8 { chunked += Data("1000\r\n".utf8) + Data(repeating: UInt8(ascii: "b"), count: 4096) + Data("\r\n".utf8) }
+        chunked += Data("0\r\n\r\n".utf8)
+        try client.send(chunked)
+        let reply = try client.readReply()
+        #expect(reply.status == 200 && String(decoding: reply.body, as: UTF8.self) == "32768")
+    }
+
     @Test func oversizedBodyIs413JSON() throws {
         let server = try Self.standardServer(HTTPServerConfiguration(port: 0, threads: 2, maxBodyBytes: 1024))
         defer { server.stop() }

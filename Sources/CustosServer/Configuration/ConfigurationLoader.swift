@@ -182,7 +182,8 @@ public struct ConfigurationLoader {
         case .threads: c.http.threads = integer
         case .workers: c.http.workers = integer
         case .queueLimit: c.http.queueLimit = integer
-        case .maxBodyBytes: c.http.maxBodyBytes = integer
+        case .maxBodyBytes: c.http.maxUploadBytes = integer
+        case .maxJSONBodyBytes: c.http.maxBodyBytes = integer
         case .connectionTimeout: c.http.connectionTimeoutSeconds = integer
         case .maxConnections: c.http.maxConnections = integer
         case .maxConnectionsPerIP: c.http.maxConnectionsPerIP = integer

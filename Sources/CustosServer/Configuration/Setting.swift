@@ -42,7 +42,8 @@ extension Setting {
     public static let threads = Setting("threads", .integer(1...1024), help: "HTTP event-loop threads (default cores x 2)")
     public static let workers = Setting("workers", .integer(1...1024), help: "threads that run request handlers (default cores x 2)")
     public static let queueLimit = Setting("queue_limit", .integer(0...100_000), help: "requests that may wait for a worker before 503 server_busy (default 128)")
-    public static let maxBodyBytes = Setting("max_body_bytes", .integer(1024...(1 << 30)), help: "largest request body accepted (default 8388608)")
+    public static let maxBodyBytes = Setting("max_body_bytes", .integer(1024...(1 << 30)), help: "largest upload accepted: selfie frames, document images (default 8388608)")
+    public static let maxJSONBodyBytes = Setting("max_json_body_bytes", .integer(1024...(1 << 30)), help: "largest body of any other request (default 65536)")
     public static let connectionTimeout = Setting("connection_timeout", .integer(1...3600), help: "seconds before an idle connection is closed (default 30)")
     public static let maxConnections = Setting("max_connections", .integer(1...100_000), help: "connections open at once (default 1000)")
     public static let maxConnectionsPerIP = Setting("max_connections_per_ip", .integer(0...100_000), help: "connections open at once from one IP; 0 = no limit (default 0)")
@@ -80,7 +81,7 @@ extension Setting {
 
     /// Every setting `custos serve` understands, in the order help and the start-up print show them.
     public static let all: [Setting] = [
-        .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .workers, .queueLimit, .maxBodyBytes,
+        .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .workers, .queueLimit, .maxBodyBytes, .maxJSONBodyBytes,
         .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .shutdownGrace, .logLevel, .sqliteSynchronous,
         .databasePoolSize, .maxAttempts, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,

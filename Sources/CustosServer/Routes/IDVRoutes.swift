@@ -54,7 +54,7 @@ enum IDVRoutes {
             let (transaction, result) = try idv.cancel(userID: session.userID, transactionID: try request.parameter("id"))
             return try .wire(IDVWireMapping.result(of: transaction, result, detail: idv.policy.resultDetailToApp))
         }
-        router.post("/v1/idv/transactions/{id}/frames") { request in
+        router.post("/v1/idv/transactions/{id}/frames", uploads: true) { request in
             let session = try RequestAuthentication.session(request, identity)
             let body = try request.wire(IDVFramesRequest.self)
             let frames = body.frames.map { CapturedFrame(capturedAtMilliseconds: $0.capturedAtMs, jpeg: $0.image) }
@@ -63,7 +63,7 @@ enum IDVRoutes {
                                                        nonce: body.nonce, frames: frames, document: body.documentImage)
             return try .wire(IDVWireMapping.result(of: transaction, result, detail: idv.policy.resultDetailToApp))
         }
-        router.post("/v1/idv/transactions/{id}/document") { request in
+        router.post("/v1/idv/transactions/{id}/document", uploads: true) { request in
             let session = try RequestAuthentication.session(request, identity)
             let body = try request.wire(IDVDocumentRequest.self)
             let idv = try service()

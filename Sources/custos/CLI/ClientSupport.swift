@@ -75,6 +75,21 @@ enum PasswordInput {
         return line
     }
 
+    /// A new password from the terminal, typed twice: a typo would otherwise set a password
+    /// nobody knows. From `--password-stdin`, read once.
+    static func readNew(_ arguments: ParsedArguments) throws -> String {
+        let password = try read(arguments, prompt: "New password: ")
+        if !arguments.has("password-stdin") { try confirm(password) }
+        return password
+    }
+
+    /// Asks for `password` again on the terminal; a mismatch is a usage error (exit 2).
+    static func confirm(_ password: String) throws {
+        guard try promptWithoutEcho("Repeat the new password: ") == password else {
+            throw UsageError("the two new passwords differ; nothing was changed")
+        }
+    }
+
     static func promptWithoutEcho(_ prompt: String) throws -> String {
         FileHandle.standardError.write(Data(prompt.utf8))
         var original = termios()

@@ -21,6 +21,10 @@ struct Profile: Codable {
         if let path = arguments.value("profile") ?? ProcessInfo.processInfo.environment["CUSTOS_PROFILE"] {
             return URL(fileURLWithPath: path)
         }
+        // $HOME first: on Linux the account's home from the password database ignores it.
+        if let home = ProcessInfo.processInfo.environment["HOME"], !home.isEmpty {
+            return URL(fileURLWithPath: home).appendingPathComponent(".custos/profile")
+        }
         return FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".custos/profile")
     }
 

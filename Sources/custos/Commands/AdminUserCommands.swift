@@ -19,11 +19,17 @@ enum AdminUserCommands {
     ]
 
     static let create = Command(spec: CommandSpec(
-        path: "admin user create", summary: "Create a user and print its one-time activation code.", options: remote, positionals: ["user"])
+        path: "admin user create", summary: "Create a user and print its one-time activation code.",
+        options: remote + [.flag("code-only", "print only the activation code (for scripts: CODE=$(custos admin user create alice --code-only))")],
+        positionals: ["user"])
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
         let userID = arguments.positionals[0]
         let created = try callServer { try await client.createUser(userID) }
+        if arguments.has("code-only") {
+            print(created.activation.activationCode)
+            return .ok
+        }
         try ClientOptions.output(arguments, created) {
             ["created \(created.user.userID) (\(created.user.status))",
              "activation code: \(created.activation.activationCode) (expires \(iso(created.activation.expiresAt)))"]

@@ -17,7 +17,7 @@ enum DeviceCommands {
         guard let code = arguments.value("code") else { throw UsageError("--code is required") }
         let server = try ClientOptions.serverURL(arguments)
         let directory = Profile.directory(arguments)
-        let password = try PasswordInput.read(arguments, prompt: "New password: ")
+        let password = try PasswordInput.readNew(arguments)
         let name = arguments.value("name") ?? ProcessInfo.processInfo.hostName
         let client = try Profile.client(server: server, directory: directory)
         let result = try callServer { try await client.activate(userID: userID, activationCode: code, password: password, deviceName: name) }
@@ -75,7 +75,13 @@ enum DeviceCommands {
     ) { arguments in
         let (profile, _, client) = try Profile.open(arguments)
         let old = try PasswordInput.read(arguments, prompt: "Old password: ")
-        let new = arguments.has("password-stdin") ? try PasswordInput.nextLine("new password") : try PasswordInput.promptWithoutEcho("New password: ")
+        let new: String
+        if arguments.has("password-stdin") {
+            new = try PasswordInput.nextLine("new password")
+        } else {
+            new = try PasswordInput.promptWithoutEcho("New password: ")
+            try PasswordInput.confirm(new)
+        }
         let token = arguments.value("token")
         let userID = profile.userID
         let result = try callServer { try await client.changePassword(userID: userID, oldPassword: old, newPassword: new, passwordChangeToken: token) }
