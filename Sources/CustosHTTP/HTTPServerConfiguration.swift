@@ -40,7 +40,7 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         maxHeaderBytes: Int = 32 * 1024,
         connectionTimeoutSeconds: Int = 30,
         maxConnections: Int = 1000,
-        maxConnectionsPerIP: Int = 0,
+        maxConnectionsPerIP: Int = 128,
         shutdownGraceSeconds: Double = 10
     ) {
         self.host = host

@@ -143,6 +143,20 @@ private struct Boom: Error {}
         #expect(reply.status == 200 && String(decoding: reply.body, as: UTF8.self) == "32768")
     }
 
+    /// One address cannot hold every connection: beyond the per-address limit a new
+    /// connection is closed at once, while those already open keep being served.
+    @Test func connectionsPerAddressAreLimited() throws {
+        #expect(HTTPServerConfiguration().maxConnectionsPerIP > 0)
+        let server = try Self.standardServer(HTTPServerConfiguration(port: 0, threads: 2, maxConnectionsPerIP: 2))
+        defer { server.stop() }
+        let first = try server.client(), second = try server.client()
+        #expect(try first.request("GET", "/hello/a").status == 200)
+        #expect(try second.request("GET", "/hello/b").status == 200)
+        let third = try server.client()
+        #expect(third.isClosedByPeer())
+        #expect(try first.request("GET", "/hello/c").status == 200)
+    }
+
     @Test func oversizedBodyIs413JSON() throws {
         let server = try Self.standardServer(HTTPServerConfiguration(port: 0, threads: 2, maxBodyBytes: 1024))
         defer { server.stop() }

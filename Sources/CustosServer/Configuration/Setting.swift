@@ -46,7 +46,7 @@ extension Setting {
     public static let maxJSONBodyBytes = Setting("max_json_body_bytes", .integer(1024...(1 << 30)), help: "largest body of any other request (default 65536)")
     public static let connectionTimeout = Setting("connection_timeout", .integer(1...3600), help: "seconds before an idle connection is closed (default 30)")
     public static let maxConnections = Setting("max_connections", .integer(1...100_000), help: "connections open at once (default 1000)")
-    public static let maxConnectionsPerIP = Setting("max_connections_per_ip", .integer(0...100_000), help: "connections open at once from one IP; 0 = no limit (default 0)")
+    public static let maxConnectionsPerIP = Setting("max_connections_per_ip", .integer(0...100_000), help: "connections open at once from one IP; 0 = no limit (default 128; raise it behind a reverse proxy)")
     public static let shutdownGrace = Setting("shutdown_grace", .integer(0...3600), help: "seconds to finish in-flight requests on shutdown (default 10)")
     public static let logLevel = Setting("log_level", .choice(["debug", "info", "warning", "error"]), help: "least severe log level written (default info)")
     public static let sqliteSynchronous = Setting("sqlite_synchronous", .choice(["full", "normal"]), help: "SQLite durability: full (default) or normal")
