@@ -38,5 +38,8 @@ public struct HTTPError: Error, Equatable, Sendable {
     /// Every worker is busy and the queue is full: answered at once, to be retried.
     public static let serverBusy = HTTPError(status: 503, code: "server_busy", message: "The server is busy; retry shortly.",
                                              headers: ["Retry-After": "1"])
+    /// The server is shutting down: to be retried (on another node).
+    public static let serverStopping = HTTPError(status: 503, code: "server_stopping", message: "The server is shutting down; retry.",
+                                                 headers: ["Retry-After": "1"])
     public static let internalError = HTTPError(status: 500, code: "internal_error", message: "An internal error occurred; it has been logged.")
 }

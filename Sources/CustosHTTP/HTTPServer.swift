@@ -20,6 +20,15 @@ public final class HTTPServer: Sendable {
         let port: Int
     }
     private let running = Mutex<Running?>(nil)
+    /// Connections suspended while a worker runs their handler. libmicrohttpd must not be
+    /// stopped with one still suspended (it aborts the process), so `stop()` answers those
+    /// left after the grace with 503 `server_stopping` and closes this for new ones; a
+    /// handler that ends later finds its entry gone and resumes nothing.
+    private struct Suspensions {
+        var open = true
+        var waiting: [ObjectIdentifier: (connection: SuspendedConnection, pending: PendingRequest, requestID: String)] = [:]
+    }
+    private let suspensions = Mutex(Suspensions())
 
     /// - Parameter errorMapper: turns errors thrown by handlers into answers (e.g. a store
     ///   outage into 503). Errors it does not map, and that are not `HTTPError`, become 500
@@ -89,6 +98,19 @@ public final class HTTPServer: Sendable {
             usleep(5_000)
         }
         let abandoned = metrics.inFlight
+        suspensions.withLock { state in
+            state.open = false
+            for entry in state.waiting.values {
+                entry.pending.answer.withLock { $0 = (.error(.serverStopping), entry.requestID) }
+                MHD_resume_connection(entry.connection.connection)
+            }
+            state.waiting = [:]
+        }
+        // A moment for the event loops to send those answers before the connections close.
+        let answered = Date().addingTimeInterval(0.5)
+        while metrics.inFlight > 0 && Date() < answered {
+            usleep(2_000)
+        }
         MHD_stop_daemon(state.daemon)
         workers.stop()
         logger.info("http_stopped", ["abandoned_requests": .int(abandoned)])
@@ -216,12 +238,25 @@ extension HTTPServer {
             request.pathParameters = parameters
             if route.runsInline { return answer(run(route, request), route) }
             guard workers.reserve() else { return answer(.error(.serverBusy), route) }
-            let suspended = SuspendedConnection(connection: connection)
-            MHD_suspend_connection(connection)
+            let key = ObjectIdentifier(pending)
+            let admitted = suspensions.withLock { state -> Bool in
+                guard state.open else { return false }
+                state.waiting[key] = (SuspendedConnection(connection: connection), pending, requestID)
+                MHD_suspend_connection(connection)
+                return true
+            }
+            guard admitted else {
+                workers.cancelReservation()
+                return answer(.error(.serverStopping), route)
+            }
             workers.run { [self, request] in
                 let response = record(run(route, request), route: route, method: method, pending: pending, requestID: requestID)
-                pending.answer.withLock { $0 = (response, requestID) }
-                MHD_resume_connection(suspended.connection)
+                suspensions.withLock { state in
+                    // Gone: `stop()` answered it already.
+                    guard let entry = state.waiting.removeValue(forKey: key) else { return }
+                    pending.answer.withLock { $0 = (response, requestID) }
+                    MHD_resume_connection(entry.connection.connection)
+                }
             }
             return MHD_Result.YES
         }

@@ -34,6 +34,13 @@ final class WorkerPool: @unchecked Sendable {
         return true
     }
 
+    /// Gives back a place `reserve` took that will not be used.
+    func cancelReservation() {
+        condition.lock()
+        taken -= 1
+        condition.unlock()
+    }
+
     /// Runs `job` on a worker, in a place `reserve` took.
     func run(_ job: @escaping @Sendable () -> Void) {
         condition.lock()

@@ -49,4 +49,34 @@ import Testing
         let after = try server.client().request("GET", "/healthz")
         #expect(after.status == 200)
     }
+
+    /// A handler still running when the shutdown grace runs out is abandoned: its client gets
+    /// 503 `server_stopping` (libmicrohttpd aborts the process if stopped with a connection
+    /// still suspended), and when the handler ends it resumes nothing.
+    @Test func aHandlerThatOutlivesTheShutdownIsAbandonedSafely() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        var configuration = HTTPServerConfiguration(port: 0, threads: 1, workers: 1, queueLimit: 0)
+        configuration.shutdownGraceSeconds = 0.05
+        let server = try TestServer(configuration: configuration) { router in
+            router.get("/hold") { _ in
+                started.signal()
+                gate.wait()
+                finished.signal()
+                return .text("late")
+            }
+        }
+        let client = try server.client()
+        try client.send(Data("GET /hold HTTP/1.1\r\nHost: test\r\n\r\n".utf8))
+        #expect(started.wait(timeout: .now() + 10) == .success)
+        server.stop()
+        let reply = try client.readReply()
+        #expect(reply.status == 503 && reply.errorCode == "server_stopping", "\(reply.status)")
+        gate.signal()
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        // The worker has returned from the handler; give it the moment to (not) resume.
+        usleep(50_000)
+        #expect(server.server.port == nil)
+    }
 }
