@@ -4,9 +4,9 @@
 # running in parallel in the first, and run one at a time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift test -c release --skip PostgresOutage
+swift test -c release --scratch-path .build/test --skip PostgresOutage
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-CUSTOS_TEST_PG_OUTAGE=1 swift test -c release --no-parallel --filter PostgresOutage 2>&1 | tee "$log"
+CUSTOS_TEST_PG_OUTAGE=1 swift test -c release --scratch-path .build/test --no-parallel --filter PostgresOutage 2>&1 | tee "$log"
 # A filter that matches nothing passes quietly: an outage pass that ran no test is a failure.
 grep -Eq "Test run with [1-9][0-9]* tests?" "$log" || { echo "run-tests.sh: the PostgreSQL outage pass ran no test" >&2; exit 1; }

@@ -1,6 +1,7 @@
 import Foundation
 
-/// An HTTP answer. Build one with `.json(_:)`, `.error(_:)` or `.text(_:)`.
+/// An HTTP answer. Build one with `.json(raw:)`, `.error(_:)` or `.text(_:)`;
+/// the server encodes contract values with the wire's one JSON configuration (`WireJSON`).
 public struct Response: Sendable {
     public var status: Int
     public var headers: HTTPHeaders
@@ -10,13 +11,6 @@ public struct Response: Sendable {
         self.status = status
         self.headers = headers
         self.body = body
-    }
-
-    /// A JSON body encoded from `value` (keys sorted, so answers are stable byte for byte).
-    public static func json<T: Encodable>(_ value: T, status: Int = 200) throws -> Response {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return .json(raw: try encoder.encode(value), status: status)
     }
 
     /// A JSON body already encoded (for constant answers kept out of the hot path).

@@ -7,7 +7,7 @@ import Synchronization
 /// or error, so a status that concerns the whole client (153: the user is locked) is seen
 /// whichever call met it.
 struct AnsweredStatus: Sendable, Equatable {
-    let statusCode: Int
+    let statusCode: StatusCode
     let userID: String?
 
     /// Nil when the body is not a JSON object with an integer `status_code`.
@@ -20,10 +20,10 @@ struct AnsweredStatus: Sendable, Equatable {
 
     private struct Peek: Decodable {
         struct Nested: Decodable {
-            let statusCode: Int?
+            let statusCode: StatusCode?
             enum CodingKeys: String, CodingKey { case statusCode = "status_code" }
         }
-        let statusCode: Int?
+        let statusCode: StatusCode?
         let userID: String?
         let error: Nested?
         enum CodingKeys: String, CodingKey {

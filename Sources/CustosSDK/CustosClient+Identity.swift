@@ -37,13 +37,13 @@ extension CustosClient {
             let key = try keyStore.createKey(for: staging)
             let result: AuthenticationResult
             do {
-                result = try await transport.post("/v1/activate", ActivateRequest(
+                result = try await transport.call(Endpoints.activate, body: ActivateRequest(
                     userID: userID, activationCode: activationCode, password: password, deviceName: deviceName, devicePublicKey: key.publicKey))
             } catch {
                 try? keyStore.deleteKey(for: staging)
                 throw error
             }
-            if StatusCode.isSuccess(result.statusCode) {
+            if result.statusCode.isSuccess {
                 try keyStore.moveKey(from: staging, to: account(userID))
             } else {
                 try? keyStore.deleteKey(for: staging)
@@ -63,10 +63,9 @@ extension CustosClient {
             guard let key = try requireKeyStore().key(for: account(userID)) else {
                 throw CustosError.invalidConfiguration("this device has no key for \(userID); activate it first")
             }
-            let challenge: LoginChallenge = try await transport.post("/v1/login/challenge",
-                                                                     LoginChallengeRequest(userID: userID, deviceID: deviceID))
+            let challenge = try await transport.call(Endpoints.loginChallenge, body: LoginChallengeRequest(userID: userID, deviceID: deviceID))
             let signature = try key.sign(Data(challenge.nonce.utf8)).base64URLEncodedString
-            let result: AuthenticationResult = try await transport.post("/v1/login", LoginRequest(
+            let result = try await transport.call(Endpoints.login, body: LoginRequest(
                 userID: userID, deviceID: deviceID, nonce: challenge.nonce, signature: signature, password: password))
             adopt(result)
             return result
@@ -79,7 +78,7 @@ extension CustosClient {
                                passwordChangeToken: String? = nil) async throws -> AuthenticationResult {
         let bearer = passwordChangeToken == nil ? session.sessionToken : nil
         return try await emitting(.onPasswordChanged, { AuthenticationEvent(userID: userID, error: $0, response: $1) }) {
-            try await transport.post("/v1/password/change", ChangePasswordRequest(
+            try await transport.call(Endpoints.changePassword, body: ChangePasswordRequest(
                 userID: userID, oldPassword: oldPassword, newPassword: newPassword, passwordChangeToken: passwordChangeToken), bearer: bearer)
         }
     }
@@ -95,19 +94,19 @@ extension CustosClient {
         try await emitting(.onUserLoggedOff, { error, _ in
             LogoffInfo(userID: userID, statusCode: error == nil ? StatusCode.success : nil, error: error)
         }) {
-            try await transport.sendExpectingNoContent(method: "POST", path: "/v1/logout", bearer: token)
+            try await transport.call(Endpoints.logout, bearer: token)
             state.withLock { $0.sessionToken = nil }
         }
     }
 
     /// The signed-in user's sessions.
     public func sessions() async throws -> [SessionInfo] {
-        let list: SessionList = try await transport.get("/v1/sessions", bearer: session.sessionToken)
+        let list = try await transport.call(Endpoints.sessions, bearer: session.sessionToken)
         return list.sessions
     }
 
     private func adopt(_ result: AuthenticationResult) {
-        guard StatusCode.isSuccess(result.statusCode) else { return }
+        guard result.statusCode.isSuccess else { return }
         state.withLock { state in
             state.userID = result.userID
             if let deviceID = result.deviceID { state.deviceID = deviceID }

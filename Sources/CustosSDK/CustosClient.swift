@@ -29,10 +29,13 @@ public final class CustosClient: Sendable {
         /// cancelled on the server and ends with error 240, so a screen that was dismissed
         /// without answering leaves no transaction open and no caller waiting for ever.
         public var startConfirmationTimeout: TimeInterval
+        /// Sends the requests (`URLSession.shared` unless the app supplies its own).
+        public var exchange: any HTTPExchange
 
         public init(serverURL: URL, timeout: TimeInterval = 30, keyStore: (any DeviceKeyStore)? = nil,
                     eventQueue: DispatchQueue = EventHub.defaultQueue, frameSource: (any FrameSource)? = nil,
-                    startConfirmationTimeout: TimeInterval = 60) {
+                    startConfirmationTimeout: TimeInterval = 60, exchange: any HTTPExchange = URLSessionExchange()) {
+            self.exchange = exchange
             self.serverURL = serverURL
             self.timeout = timeout
             self.keyStore = keyStore
@@ -55,19 +58,20 @@ public final class CustosClient: Sendable {
         }
         self.configuration = configuration
         let observer = AnswerObserver()
-        transport = HTTPTransport(baseURL: configuration.serverURL, timeout: configuration.timeout, observer: observer)
+        transport = HTTPTransport(baseURL: configuration.serverURL, timeout: configuration.timeout, exchange: configuration.exchange,
+                                  observer: observer)
         events = EventHub(queue: configuration.eventQueue)
         observer.install { [weak self] status in self?.answered(status) }
     }
 
     /// `GET /healthz`: whether the server process is alive, and its version.
     public func health() async throws -> HealthStatus {
-        try await transport.get("/healthz")
+        try await transport.call(Endpoints.health)
     }
 
     /// `GET /readyz`: whether the server can serve (its database answers). A server that is
     /// up but whose database is not throws a `CustosError` with code `database_unavailable`.
     public func readiness() async throws -> ReadinessStatus {
-        try await transport.get("/readyz")
+        try await transport.call(Endpoints.readiness)
     }
 }

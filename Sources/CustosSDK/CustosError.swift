@@ -51,8 +51,8 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The contract's numeric error code (see the table above); never 0.
     public var longErrorCode: Int {
         switch kind {
-        case .userCancelled: 240
-        case .localAuthenticationCancelled: 131
+        case .userCancelled: StatusCode.userCancelledSelfie.rawValue
+        case .localAuthenticationCancelled: StatusCode.localAuthenticationCancelled.rawValue
         case .server(let status, let contractStatus): contractStatus ?? status
         case .transport: 901
         case .invalidResponse: 902
@@ -72,7 +72,7 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
     /// An error answer. A `contractStatus` that reads as success (or is not positive) is
     /// ignored, so `longErrorCode` stays non-zero and an error never looks like a success.
     static func server(status: Int, code: String, message: String, contractStatus: Int? = nil) -> CustosError {
-        let contract = contractStatus.flatMap { $0 > 0 && !StatusCode.isSuccess($0) ? $0 : nil }
+        let contract = contractStatus.flatMap { $0 > 0 && !StatusCode(rawValue: $0).isSuccess ? $0 : nil }
         return CustosError(kind: .server(status: status, contractStatus: contract), code: code, message: message)
     }
     static func invalidConfiguration(_ message: String) -> CustosError {

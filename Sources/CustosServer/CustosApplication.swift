@@ -1,3 +1,4 @@
+import CustosAPI
 import CustosCore
 import CustosHTTP
 
@@ -11,9 +12,12 @@ public struct ApplicationDependencies: Sendable {
     public var idv: IDVService?
     /// The key ring behind signed results and `/.well-known/jwks.json`.
     public var signer: (any TokenSigner)?
+    /// Limits on the authentication endpoints; nil for none.
+    public var rateLimiter: RateLimiter?
 
     public init(database: any DatabaseHealth, identity: IdentityService, apiKeys: APIKeyService, clock: any Clock = SystemClock(),
-                idv: IDVService? = nil, signer: (any TokenSigner)? = nil) {
+                idv: IDVService? = nil, signer: (any TokenSigner)? = nil, rateLimiter: RateLimiter? = nil) {
+        self.rateLimiter = rateLimiter
         self.database = database
         self.identity = identity
         self.apiKeys = apiKeys
@@ -26,13 +30,14 @@ public struct ApplicationDependencies: Sendable {
 /// Builds the router of every Custos endpoint and the HTTP server that serves it.
 public enum CustosApplication {
     public static func makeRouter(_ dependencies: ApplicationDependencies, metrics: HTTPMetrics) -> Router {
-        var router = Router()
-        HealthRoutes.register(on: &router, database: dependencies.database, metrics: metrics)
-        AdminRoutes.register(on: &router, identity: dependencies.identity, apiKeys: dependencies.apiKeys, clock: dependencies.clock)
-        DeviceRoutes.register(on: &router, identity: dependencies.identity)
-        IDVRoutes.register(on: &router, identity: dependencies.identity, apiKeys: dependencies.apiKeys, idv: dependencies.idv)
-        KeyRoutes.register(on: &router, signer: dependencies.signer, clock: dependencies.clock)
-        return router
+        let groups = AccessGroups(identity: dependencies.identity, apiKeys: dependencies.apiKeys, rateLimiter: dependencies.rateLimiter)
+        var routes = EndpointRouter()
+        HealthRoutes.register(on: &routes, groups, database: dependencies.database, metrics: metrics)
+        AdminRoutes.register(on: &routes, groups, identity: dependencies.identity, apiKeys: dependencies.apiKeys, clock: dependencies.clock)
+        DeviceRoutes.register(on: &routes, groups, identity: dependencies.identity)
+        IDVRoutes.register(on: &routes, groups, identity: dependencies.identity, idv: dependencies.idv)
+        KeyRoutes.register(on: &routes, groups, signer: dependencies.signer, clock: dependencies.clock)
+        return routes.router
     }
 
     public static func makeServer(_ dependencies: ApplicationDependencies, configuration: HTTPServerConfiguration,

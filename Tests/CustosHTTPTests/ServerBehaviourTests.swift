@@ -8,10 +8,10 @@ private struct Boom: Error {}
     private static func standardServer(_ configuration: HTTPServerConfiguration = HTTPServerConfiguration(port: 0, threads: 2)) throws -> TestServer {
         try TestServer(configuration: configuration) { router in
             router.get("/hello/{name}") { request in
-                try .json(Greeting(name: request.parameter("name"), count: Int(request.query["n"] ?? "1") ?? 1))
+                .json(raw: try JSONEncoder().encode(Greeting(name: request.parameter("name"), count: Int(request.query["n"] ?? "1") ?? 1)))
             }
             router.post("/echo") { request in
-                try .json(request.decodeJSON(Greeting.self), status: 201)
+                .json(raw: try JSONEncoder().encode(request.decodeJSON(Greeting.self)), status: 201)
             }
             router.get("/boom") { _ in throw Boom() }
             router.get("/peer") { request in .text(request.remoteAddress?.description ?? "none") }

@@ -21,11 +21,11 @@ enum ContractFixtures {
         return try! JSONSerialization.data(withJSONObject: object)
     }
 
-    static func authentication(_ statusCode: Int, userID: String = userID, attemptsLeft: Int = 0) -> Data {
+    static func authentication(_ statusCode: StatusCode, userID: String = userID, attemptsLeft: Int = 0) -> Data {
         json(AuthenticationResult(statusCode: statusCode, statusMessage: "", userID: userID, attemptsLeft: attemptsLeft))
     }
 
-    static func templateStatus(_ statusCode: Int) -> Data {
+    static func templateStatus(_ statusCode: StatusCode) -> Data {
         json(TemplateStatusResponse(statusCode: statusCode, statusMessage: "", orchestrationUseCase: "RDNA_IDV_CHECK_TEMPLATE",
                                     result: statusCode == 100, attemptsLeft: 5, userID: userID))
     }
@@ -44,13 +44,13 @@ enum ContractFixtures {
     }
 
     /// A workflow 8 result: 100 with `display`, 240 cancelled, 153 locked, 600 no template.
-    static func result(_ statusCode: Int, display: String? = nil, attemptsLeft: Int = 5) -> Data {
+    static func result(_ statusCode: StatusCode, display: DisplayText? = nil, attemptsLeft: Int = 5) -> Data {
         let now = Int64(Date().timeIntervalSince1970)
         return json(IDVResultResponse(
             statusCode: statusCode, statusMessage: "", userID: userID, workflow: 8, challengeMode: 25, purpose: "Approve payment",
             attempts: statusCode == 240 ? 0 : 1, attemptsLeft: attemptsLeft,
             biometricResult: display.map { BiometricResultInfo(displayText: $0) },
-            idvAuditInfo: IDVAuditInfo(status: display == "MATCHED" ? "SUCCESS" : "FAILURE", idvAuditTransactionID: transactionID,
+            idvAuditInfo: IDVAuditInfo(status: display == .matched ? .success : .failure, idvAuditTransactionID: transactionID,
                                        orchestrationUseCase: "RDNA_IDV_POSTLOGIN_IDV_SELFIE_BIOMETRIC", reason: "Approve payment",
                                        auditMetrics: AuditMetrics(startTimestamp: now, endTimestamp: now)),
             templateCreated: false))

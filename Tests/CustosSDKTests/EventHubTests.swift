@@ -12,12 +12,12 @@ import Testing
     }
 
     static let event = CustosEvent<AuthenticationResult>("onUserLoggedIn")
-    static func result(_ code: Int) -> AuthenticationResult {
+    static func result(_ code: StatusCode) -> AuthenticationResult {
         AuthenticationResult(statusCode: code, statusMessage: "", userID: "u", attemptsLeft: 5)
     }
 
     /// Emits and waits until the hub's queue has delivered.
-    static func emit(_ hub: EventHub, _ code: Int) {
+    static func emit(_ hub: EventHub, _ code: StatusCode) {
         hub.emit(event, result(code))
         hub.queue.sync {}
     }

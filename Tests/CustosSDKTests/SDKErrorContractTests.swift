@@ -121,7 +121,7 @@ import Testing
         #expect(seen.evented?.longErrorCode == row.failure.longErrorCode)
         #expect(seen.eventWithoutResponse)
 
-        if row.failure.longErrorCode == StatusCode.attemptsExhausted {
+        if row.failure.longErrorCode == StatusCode.attemptsExhausted.rawValue {
             let lockout = try await logoff.first { $0.statusCode == 153 }
             #expect(lockout.userID == ContractFixtures.userID && lockout.error == nil)
             #expect(client.session.sessionToken == nil)
@@ -186,8 +186,8 @@ import Testing
         #expect(client.session.sessionToken == nil)
     }
 
-    @Test(arguments: [100, 600])
-    func aTemplateStatusAnswerIsEmittedWithoutError(statusCode: Int) async throws {
+    @Test(arguments: [StatusCode.success, .noTemplate])
+    func aTemplateStatusAnswerIsEmittedWithoutError(statusCode: StatusCode) async throws {
         let stub = try StubHTTPServer(status: 200, body: ContractFixtures.templateStatus(statusCode))
         defer { stub.stop() }
         let client = try ContractFixtures.client(stub.url)

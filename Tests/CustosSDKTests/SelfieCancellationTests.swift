@@ -13,7 +13,7 @@ import Testing
     static let framesLine = "POST \(ContractFixtures.transactionPath)/frames HTTP/1.1"
 
     /// Checks the one result event of a workflow that ended on the 240 path.
-    static func expectCancelled(_ client: CustosClient, _ results: EventLog<IDVResultEvent>, response statusCode: Int? = 240) async throws {
+    static func expectCancelled(_ client: CustosClient, _ results: EventLog<IDVResultEvent>, response statusCode: StatusCode? = .userCancelledSelfie) async throws {
         let event = try await results.first()
         #expect(event.error == .userCancelled)
         #expect(event.error?.longErrorCode == 240)

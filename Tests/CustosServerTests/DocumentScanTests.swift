@@ -118,7 +118,7 @@ import Testing
         let (client, userID) = try await live.enrolledUser()
         let results = EventLog()
         let token = client.events.on(.onIDVAdditionalDocumentScanResult) { event in
-            results.append(event.error?.longErrorCode ?? event.response?.statusCode ?? -1)
+            results.append(event.error?.longErrorCode ?? event.response?.statusCode.rawValue ?? -1)
         }
         defer { token.remove() }
         let refused = try await client.initiateIDVAdditionalDocumentScan(reason: "Someone else's passport", front: try Self.someoneElse())

@@ -54,7 +54,7 @@ import Testing
             guard let challenge = try? await api.challenge(bearer: bearer) else { break }
             let cancelled: IDVResultResponse = try await api.post("/v1/idv/transactions/\(challenge.idvAuditTransactionID)/cancel",
                                                                   RawAPI.Empty(), bearer: bearer)
-            answers.append((cancelled.statusCode, cancelled.attemptsLeft))
+            answers.append((cancelled.statusCode.rawValue, cancelled.attemptsLeft))
         }
         #expect(answers.map(\.0) == [240, 240, 153], "\(answers)")
         #expect(answers.map(\.1) == [2, 1, 0], "\(answers)")

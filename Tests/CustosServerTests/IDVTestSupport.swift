@@ -46,7 +46,7 @@ enum IDVPolicies {
 /// Uploads bodies the SDK would never send.
 extension RawAPI {
     /// Opens a workflow-8 transaction with its challenge.
-    func challenge(bearer: String, workflow: Int = 8) async throws -> LivenessChallengeInfo {
+    func challenge(bearer: String, workflow: Workflow = .serverBiometricAuthentication) async throws -> LivenessChallengeInfo {
         let consent = workflow == 8 ? nil : IDVConsent(accepted: true, version: "v1")
         let transaction: IDVTransactionInfo = try await post("/v1/idv/transactions", IDVInitiateRequest(workflow: workflow, consent: consent),
                                                              bearer: bearer)

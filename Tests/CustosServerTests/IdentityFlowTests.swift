@@ -115,7 +115,7 @@ import FoundationNetworking
         let (client, userID, deviceID) = try await Self.activatedUser(live)
         let answers = await withTaskGroup(of: Int.self) { group in
             for _ in 0..<20 {
-                group.addTask { (try? await client.login(userID: userID, deviceID: deviceID, password: "wrong password!"))?.statusCode ?? 0 }
+                group.addTask { (try? await client.login(userID: userID, deviceID: deviceID, password: "wrong password!"))?.statusCode.rawValue ?? 0 }
             }
             return await group.reduce(into: [Int]()) { $0.append($1) }
         }
@@ -156,7 +156,7 @@ import FoundationNetworking
         let answers = await withTaskGroup(of: Int.self) { group in
             for index in 0..<20 {
                 let client = index.isMultiple(of: 2) ? one : two
-                group.addTask { (try? await client.login(userID: userID, deviceID: deviceID, password: "wrong password!"))?.statusCode ?? 0 }
+                group.addTask { (try? await client.login(userID: userID, deviceID: deviceID, password: "wrong password!"))?.statusCode.rawValue ?? 0 }
             }
             return await group.reduce(into: [Int]()) { $0.append($1) }
         }

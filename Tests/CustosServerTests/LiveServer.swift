@@ -63,7 +63,8 @@ struct LiveServer {
     /// With `idv`, server biometrics run on the shared face engine (see `FaceFixture`). Tests
     /// read the app's answer with its evidence (`resultDetailToApp`) unless `resultDetail` is false.
     init(store: SQLStore, policy: IdentityPolicy = IdentityPolicy(), idv idvPolicy: IDVPolicy? = nil,
-         masterKey: MasterKey = LiveServer.masterKey, resultDetail: Bool = true, auditStore: (any AuditStore)? = nil) throws {
+         masterKey: MasterKey = LiveServer.masterKey, resultDetail: Bool = true, auditStore: (any AuditStore)? = nil,
+         rateLimiter: RateLimiter? = nil) throws {
         self.store = store
         let auditStore = auditStore ?? store
         (identity, apiKeys, clock) = try Self.services(store: store, policy: policy, auditStore: auditStore)
@@ -79,7 +80,8 @@ struct LiveServer {
             idv = nil
         }
         server = CustosApplication.makeServer(
-            ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv, signer: signer),
+            ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv, signer: signer,
+                                    rateLimiter: rateLimiter),
             configuration: HTTPServerConfiguration(port: 0, threads: 2), logger: Logger(sink: log, level: .info))
         try server.start()
     }

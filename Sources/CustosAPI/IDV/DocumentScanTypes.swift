@@ -4,8 +4,8 @@ import Foundation
 /// open; each image must keep to these limits.
 public struct DocumentCaptureInfo: Codable, Equatable, Sendable {
     public var idvAuditTransactionID: String
-    public var workflow: Int
-    public var challengeMode: Int?
+    public var workflow: Workflow
+    public var challengeMode: ChallengeMode?
     /// The sides the upload takes: `front` (required), `back` (optional).
     public var sides: [String]
     /// JPEG or PNG.
@@ -25,7 +25,7 @@ public struct DocumentCaptureInfo: Codable, Equatable, Sendable {
         case expiresAt = "expires_at"
     }
 
-    public init(idvAuditTransactionID: String, workflow: Int, challengeMode: Int?, sides: [String], imageTypes: [String],
+    public init(idvAuditTransactionID: String, workflow: Workflow, challengeMode: ChallengeMode?, sides: [String], imageTypes: [String],
                 maxImageBytes: Int, maxImagePixels: Int, expiresAt: Date) {
         self.idvAuditTransactionID = idvAuditTransactionID
         self.workflow = workflow

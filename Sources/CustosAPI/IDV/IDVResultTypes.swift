@@ -4,11 +4,11 @@ import Foundation
 /// (see `biometric_result.display_text` and `idv_audit_info.status`), 600 no template,
 /// 153 attempts exhausted, 240 cancelled by the user.
 public struct IDVResultResponse: Codable, Equatable, Sendable {
-    public var statusCode: Int
+    public var statusCode: StatusCode
     public var statusMessage: String
     public var userID: String
-    public var workflow: Int
-    public var challengeMode: Int?
+    public var workflow: Workflow
+    public var challengeMode: ChallengeMode?
     /// The reason given at initiation.
     public var purpose: String
     public var attempts: Int
@@ -34,7 +34,7 @@ public struct IDVResultResponse: Codable, Equatable, Sendable {
         case templateCreated = "template_created"
     }
 
-    public init(statusCode: Int, statusMessage: String, userID: String, workflow: Int, challengeMode: Int?, purpose: String,
+    public init(statusCode: StatusCode, statusMessage: String, userID: String, workflow: Workflow, challengeMode: ChallengeMode?, purpose: String,
                 attempts: Int, attemptsLeft: Int, biometricResult: BiometricResultInfo?, idvAuditInfo: IDVAuditInfo,
                 templateCreated: Bool, signedResult: String? = nil) {
         self.signedResult = signedResult
@@ -54,7 +54,7 @@ public struct IDVResultResponse: Codable, Equatable, Sendable {
 
 /// `biometric_result`: MATCHED, NOT_MATCHED, LIVENESS_FAILED (ENROLLED for an opt-in).
 public struct BiometricResultInfo: Codable, Equatable, Sendable {
-    public var displayText: String
+    public var displayText: DisplayText
     /// The next four are for development only (`--idv-result-detail`): an app that sees the
     /// exact distance and liveness reason is an oracle for tuning a spoof. The relying party
     /// reads them from `GET /v1/idv/transactions/{id}/verdict`.
@@ -73,7 +73,7 @@ public struct BiometricResultInfo: Codable, Equatable, Sendable {
         case livenessReason = "liveness_reason"
     }
 
-    public init(displayText: String, score: Double? = nil, distance: Double? = nil, threshold: Double? = nil, livenessReason: String? = nil) {
+    public init(displayText: DisplayText, score: Double? = nil, distance: Double? = nil, threshold: Double? = nil, livenessReason: String? = nil) {
         self.displayText = displayText
         self.score = score
         self.distance = distance
@@ -85,9 +85,9 @@ public struct BiometricResultInfo: Codable, Equatable, Sendable {
 /// `idv_audit_info`.
 public struct IDVAuditInfo: Codable, Equatable, Sendable {
     /// SUCCESS or FAILURE.
-    public var status: String
+    public var status: AuditStatus
     public var idvAuditTransactionID: String
-    public var orchestrationUseCase: String
+    public var orchestrationUseCase: UseCase
     public var reason: String
     public var auditMetrics: AuditMetrics
 
@@ -98,7 +98,7 @@ public struct IDVAuditInfo: Codable, Equatable, Sendable {
         case auditMetrics = "audit_metrics"
     }
 
-    public init(status: String, idvAuditTransactionID: String, orchestrationUseCase: String, reason: String, auditMetrics: AuditMetrics) {
+    public init(status: AuditStatus, idvAuditTransactionID: String, orchestrationUseCase: UseCase, reason: String, auditMetrics: AuditMetrics) {
         self.status = status
         self.idvAuditTransactionID = idvAuditTransactionID
         self.orchestrationUseCase = orchestrationUseCase
@@ -129,13 +129,13 @@ public struct AuditMetrics: Codable, Equatable, Sendable {
 public struct IDVVerdictResponse: Codable, Equatable, Sendable {
     public var idvAuditTransactionID: String
     public var userID: String
-    public var workflow: Int
+    public var workflow: Workflow
     /// awaiting_confirmation, challenged, judging, completed, cancelled.
     public var state: String
     /// 100, 600, 153, 240 once the transaction is over.
-    public var statusCode: Int?
+    public var statusCode: StatusCode?
     /// MATCHED, NOT_MATCHED, LIVENESS_FAILED, ENROLLED.
-    public var decision: String?
+    public var decision: DisplayText?
     /// Absent for a document scan, which judges no liveness.
     public var livenessPassed: Bool?
     public var livenessReason: String?
@@ -163,7 +163,7 @@ public struct IDVVerdictResponse: Codable, Equatable, Sendable {
         case signedResult = "signed_result"
     }
 
-    public init(idvAuditTransactionID: String, userID: String, workflow: Int, state: String, statusCode: Int?, decision: String?,
+    public init(idvAuditTransactionID: String, userID: String, workflow: Workflow, state: String, statusCode: StatusCode?, decision: DisplayText?,
                 livenessPassed: Bool?, livenessReason: String?, distance: Double?, threshold: Double?, attemptsLeft: Int?,
                 purpose: String, createdAt: Date, completedAt: Date?, signedResult: String?, documents: [String]? = nil) {
         self.idvAuditTransactionID = idvAuditTransactionID

@@ -15,7 +15,7 @@ public struct IDVConsent: Codable, Equatable, Sendable {
 /// `POST /v1/idv/transactions`: start a workflow (6 KYC, 7 additional document scan, 8 server
 /// biometric authentication, 10 biometric opt-in).
 public struct IDVInitiateRequest: Codable, Equatable, Sendable {
-    public var workflow: Int
+    public var workflow: Workflow
     public var reason: String?
     public var consent: IDVConsent?
     /// A nonce the relying party's server gave the app for this transaction; the signed
@@ -27,7 +27,7 @@ public struct IDVInitiateRequest: Codable, Equatable, Sendable {
         case rpNonce = "rp_nonce"
     }
 
-    public init(workflow: Int, reason: String? = nil, consent: IDVConsent? = nil, rpNonce: String? = nil) {
+    public init(workflow: Workflow, reason: String? = nil, consent: IDVConsent? = nil, rpNonce: String? = nil) {
         self.workflow = workflow
         self.reason = reason
         self.consent = consent
@@ -39,9 +39,9 @@ public struct IDVInitiateRequest: Codable, Equatable, Sendable {
 /// and 8 without a template: 600).
 public struct IDVTransactionInfo: Codable, Equatable, Sendable {
     public var idvAuditTransactionID: String
-    public var workflow: Int
-    public var challengeMode: Int?
-    public var orchestrationUseCase: String
+    public var workflow: Workflow
+    public var challengeMode: ChallengeMode?
+    public var orchestrationUseCase: UseCase
     public var reason: String
     /// awaiting_confirmation, challenged, judging, completed, cancelled.
     public var state: String
@@ -56,7 +56,7 @@ public struct IDVTransactionInfo: Codable, Equatable, Sendable {
         case expiresAt = "expires_at"
     }
 
-    public init(idvAuditTransactionID: String, workflow: Int, challengeMode: Int?, orchestrationUseCase: String, reason: String,
+    public init(idvAuditTransactionID: String, workflow: Workflow, challengeMode: ChallengeMode?, orchestrationUseCase: UseCase, reason: String,
                 state: String, expiresAt: Date, result: IDVResultResponse?) {
         self.idvAuditTransactionID = idvAuditTransactionID
         self.workflow = workflow
@@ -84,7 +84,7 @@ public struct LivenessActionInfo: Codable, Equatable, Sendable {
 /// `POST /v1/idv/transactions/{id}/confirm`: the liveness challenge.
 public struct LivenessChallengeInfo: Codable, Equatable, Sendable {
     public var idvAuditTransactionID: String
-    public var workflow: Int
+    public var workflow: Workflow
     /// Single-use; send it back with the frames.
     public var nonce: String
     /// To perform in this order.
@@ -110,7 +110,7 @@ public struct LivenessChallengeInfo: Codable, Equatable, Sendable {
         case expiresAt = "expires_at"
     }
 
-    public init(idvAuditTransactionID: String, workflow: Int, nonce: String, actions: [LivenessActionInfo], pauseMs: Int = 0,
+    public init(idvAuditTransactionID: String, workflow: Workflow, nonce: String, actions: [LivenessActionInfo], pauseMs: Int = 0,
                 minDurationMs: Int, maxDurationMs: Int, minFrames: Int, maxFrames: Int, maxFrameBytes: Int, expiresAt: Date) {
         self.idvAuditTransactionID = idvAuditTransactionID
         self.workflow = workflow

@@ -3,9 +3,9 @@ import Foundation
 /// `GET /v1/idv/template` (and the answer of `DELETE`): whether the user has a face template
 /// on the server. `status_code` 100: it exists; 600: it does not.
 public struct TemplateStatusResponse: Codable, Equatable, Sendable {
-    public var statusCode: Int
+    public var statusCode: StatusCode
     public var statusMessage: String
-    public var orchestrationUseCase: String
+    public var orchestrationUseCase: UseCase
     /// true when the template exists (after a delete: whether one was deleted).
     public var result: Bool
     public var attemptsLeft: Int
@@ -20,7 +20,7 @@ public struct TemplateStatusResponse: Codable, Equatable, Sendable {
         case userID = "user_id"
     }
 
-    public init(statusCode: Int, statusMessage: String, orchestrationUseCase: String, result: Bool, attemptsLeft: Int, userID: String) {
+    public init(statusCode: StatusCode, statusMessage: String, orchestrationUseCase: UseCase, result: Bool, attemptsLeft: Int, userID: String) {
         self.statusCode = statusCode
         self.statusMessage = statusMessage
         self.orchestrationUseCase = orchestrationUseCase

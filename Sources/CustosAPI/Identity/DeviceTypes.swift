@@ -160,7 +160,7 @@ public struct SessionList: Codable, Equatable, Sendable {
 /// (`status_code` 100 success, 110 password expired, 153 attempts exhausted — the user is
 /// locked —, 401 credentials not accepted) and the payload.
 public struct AuthenticationResult: Codable, Equatable, Sendable {
-    public var statusCode: Int
+    public var statusCode: StatusCode
     public var statusMessage: String
     public var userID: String
     public var attemptsLeft: Int
@@ -179,7 +179,7 @@ public struct AuthenticationResult: Codable, Equatable, Sendable {
         case passwordChangeToken = "password_change_token"
     }
 
-    public init(statusCode: Int, statusMessage: String, userID: String, attemptsLeft: Int, deviceID: String? = nil,
+    public init(statusCode: StatusCode, statusMessage: String, userID: String, attemptsLeft: Int, deviceID: String? = nil,
                 session: SessionInfo? = nil, passwordChangeToken: String? = nil) {
         self.statusCode = statusCode
         self.statusMessage = statusMessage

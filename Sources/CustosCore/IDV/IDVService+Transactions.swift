@@ -131,7 +131,7 @@ extension IDVService {
             let expected = transaction.state
             transaction.state = .cancelled
             transaction.completedAt = now
-            var result = IDVResult(status: .cancelled, attemptsLeft: try identity.attemptsLeft(userID: transaction.userID))
+            var result = IDVResult(status: .userCancelledSelfie, attemptsLeft: try identity.attemptsLeft(userID: transaction.userID))
             transaction.result = result
             guard try store.updateTransaction(transaction, expected: expected) else { return nil }
             var attemptUsed = false

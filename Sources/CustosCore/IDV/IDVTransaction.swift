@@ -1,3 +1,4 @@
+import CustosAPI
 import Foundation
 
 /// One workflow run, from initiation to its result (`idv_audit_transaction_id`).
@@ -60,25 +61,11 @@ public struct IDVTransaction: Sendable, Equatable {
 /// What a transaction ended with. No biometric data: the decision, its distance and the
 /// liveness reason.
 public struct IDVResult: Sendable, Equatable, Codable {
-    public enum Status: Int, Sendable, Codable {
-        /// Judged (see `decision`).
-        case success = 100
-        /// The user has no template (workflows 7 and 8); no attempt used.
-        case noTemplate = 600
-        /// The attempts ran out; the user is locked.
-        case attemptsExhausted = 153
-        /// The user declined or cancelled.
-        case cancelled = 240
-    }
-
-    /// `biometric_result.display_text`.
-    public enum Decision: String, Sendable, Codable {
-        case matched = "MATCHED"
-        case notMatched = "NOT_MATCHED"
-        case livenessFailed = "LIVENESS_FAILED"
-        /// Opt-in: the template was created.
-        case enrolled = "ENROLLED"
-    }
+    /// The contract's: `.success` (judged, see `decision`), `.noTemplate` (workflows 7 and 8; no
+    /// attempt used), `.attemptsExhausted` (the user is locked), `.userCancelledSelfie`.
+    public typealias Status = StatusCode
+    /// `biometric_result.display_text`: MATCHED, NOT_MATCHED, LIVENESS_FAILED, ENROLLED.
+    public typealias Decision = DisplayText
 
     public var status: Status
     public var decision: Decision?

@@ -1,31 +1,52 @@
-/// The identity-verification workflows, numbered as in the contract.
-public enum IDVWorkflow: Int, Sendable, Codable, CaseIterable {
+import CustosAPI
+
+/// The identity-verification workflows this server runs; their numbers, challenge modes and
+/// use cases are the contract's (`Workflow`, `ChallengeMode`, `UseCase` in CustosAPI).
+public enum IDVWorkflow: Sendable, Codable, CaseIterable, RawRepresentable {
     /// Post-login KYC: a document portrait plus the live selfie; creates the template.
-    case kyc = 6
+    case kyc
     /// Additional document scan: an identity document's front (and back) images, the portrait
     /// on the front compared with the stored template; no selfie, no template created.
-    case additionalDocumentScan = 7
+    case additionalDocumentScan
     /// Post-login server biometric authentication against the stored template.
-    case serverBiometricAuthentication = 8
+    case serverBiometricAuthentication
     /// Biometric opt-in: consent plus the live selfie; creates the template.
-    case biometricOptIn = 10
+    case biometricOptIn
+
+    public var wire: Workflow {
+        switch self {
+        case .kyc: .kyc
+        case .additionalDocumentScan: .additionalDocumentScan
+        case .serverBiometricAuthentication: .serverBiometricAuthentication
+        case .biometricOptIn: .biometricOptIn
+        }
+    }
+
+    /// The workflow a request names; nil for one this server does not run.
+    public init?(_ wire: Workflow) {
+        guard let known = Self.allCases.first(where: { $0.wire == wire }) else { return nil }
+        self = known
+    }
+
+    public var rawValue: Int { wire.rawValue }
+    public init?(rawValue: Int) { self.init(Workflow(rawValue: rawValue)) }
 
     /// The challenge mode of the result (`nil`: the opt-in result has none in the contract).
-    public var challengeMode: Int? {
+    public var challengeMode: ChallengeMode? {
         switch self {
-        case .kyc: 9
-        case .additionalDocumentScan: 10
-        case .serverBiometricAuthentication: 25
+        case .kyc: .kyc
+        case .additionalDocumentScan: .documentScan
+        case .serverBiometricAuthentication: .serverBiometric
         case .biometricOptIn: nil
         }
     }
 
-    public var orchestrationUseCase: String {
+    public var orchestrationUseCase: UseCase {
         switch self {
-        case .kyc: "RDNA_IDV_POSTLOGIN_KYC"
-        case .additionalDocumentScan: "RDNA_IDV_POSTLOGIN_ADDITIONAL_DOCUMENT_SCAN"
-        case .serverBiometricAuthentication: "RDNA_IDV_POSTLOGIN_IDV_SELFIE_BIOMETRIC"
-        case .biometricOptIn: "RDNA_IDV_BIOMETRIC_OPT_IN"
+        case .kyc: .kyc
+        case .additionalDocumentScan: .additionalDocumentScan
+        case .serverBiometricAuthentication: .serverBiometricAuthentication
+        case .biometricOptIn: .biometricOptIn
         }
     }
 
@@ -48,9 +69,4 @@ public enum IDVWorkflow: Int, Sendable, Codable, CaseIterable {
         case .biometricOptIn: "Biometric Opt-In"
         }
     }
-
-    /// The use case of the template status check.
-    public static let templateCheckUseCase = "RDNA_IDV_CHECK_TEMPLATE"
-    /// The use case of deleting the template (biometric opt-out).
-    public static let optOutUseCase = "RDNA_IDV_BIOMETRIC_OPT_OUT"
 }

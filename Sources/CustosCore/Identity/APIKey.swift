@@ -1,14 +1,11 @@
+import CustosAPI
 import Foundation
 
 /// A credential of a relying party's back end or of an administrator. Shown once at
 /// creation; only its digest is stored.
 public struct APIKey: Equatable, Sendable {
-    public enum Scope: String, Sendable, CaseIterable {
-        /// Everything, including API keys.
-        case admin
-        /// Relying-party operations: users, devices, notifications.
-        case rp
-    }
+    /// `admin` (everything, including API keys) or `rp` (relying-party operations: users, devices, verdicts).
+    public typealias Scope = APIKeyScope
 
     public var id: String
     public var scope: Scope

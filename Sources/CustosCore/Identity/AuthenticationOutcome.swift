@@ -1,13 +1,10 @@
+import CustosAPI
 import Foundation
 
 /// The answer to an activation, login or password change, in the contract's status terms.
 public struct AuthenticationOutcome: Equatable, Sendable {
-    public enum Status: Int, Sendable {
-        case success = 100
-        case passwordExpired = 110
-        case attemptsExhausted = 153
-        case credentialsRejected = 401
-    }
+    /// The contract's: `.success`, `.passwordExpired`, `.attemptsExhausted` or `.credentialsRejected`.
+    public typealias Status = StatusCode
 
     public var status: Status
     public var userID: String
@@ -36,6 +33,7 @@ public struct AuthenticationOutcome: Equatable, Sendable {
         case .passwordExpired: "The password has expired; change it to continue."
         case .attemptsExhausted: "Attempts exhausted; the user is locked for a while."
         case .credentialsRejected: "The credentials were not accepted."
+        default: "Status \(status)."
         }
     }
 }

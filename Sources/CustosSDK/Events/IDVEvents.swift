@@ -4,7 +4,7 @@ import CustosAPI
 /// with `CustosClient.setIDVSelfieProcessStartConfirmation(_:workflow:)`) or of a document
 /// scan (`workflow` 7; answer with `setIDVDocumentScanProcessStartConfirmation(_:workflow:)`).
 public struct IDVSelfieStartRequest: Sendable, Equatable {
-    public let workflow: Int
+    public let workflow: Workflow
     public let idvAuditTransactionID: String
     public let reason: String
 }

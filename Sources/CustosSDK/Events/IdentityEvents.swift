@@ -23,7 +23,7 @@ extension CustosEvent where Payload == AuthenticationEvent {
 /// failed fires with `error` and no `statusCode`; the session is then kept.
 public struct LogoffInfo: Sendable, Equatable {
     public let userID: String
-    public let statusCode: Int?
+    public let statusCode: StatusCode?
     public let error: CustosError?
 }
 

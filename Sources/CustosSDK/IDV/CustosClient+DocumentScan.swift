@@ -16,12 +16,14 @@ extension CustosClient {
     /// key) until its retention period ends or the user is deleted.
     @discardableResult
     public func initiateIDVAdditionalDocumentScan(reason: String, front: Data, back: Data? = nil) async throws -> IDVResultResponse {
-        try await runWorkflow(IDVInitiateRequest(workflow: 7, reason: reason), start: .getIDVDocumentScanProcessStartConfirmation,
+        try await runWorkflow(IDVInitiateRequest(workflow: .additionalDocumentScan, reason: reason), start: .getIDVDocumentScanProcessStartConfirmation,
                               process: "document scan", event: .onIDVAdditionalDocumentScanResult) {
-            { [transport] path, bearer in
-                let _: DocumentCaptureInfo = try await transport.send(method: "POST", path + "/confirm", bearer: bearer)
+            { [transport] transactionID, bearer in
+                guard case .document = try await transport.call(Endpoints.confirmIDV, transactionID, bearer: bearer) else {
+                    throw CustosError.invalidResponse("the server answered a document scan's start with a liveness challenge")
+                }
                 try Task.checkCancellation()
-                let result: IDVResultResponse = try await transport.post(path + "/document",
+                let result = try await transport.call(Endpoints.submitDocument, transactionID, body:
                                                                          IDVDocumentRequest(frontImage: front, backImage: back),
                                                                          bearer: bearer)
                 return Self.outcome(result)
@@ -31,7 +33,7 @@ extension CustosClient {
 
     /// The app's answer to `getIDVDocumentScanProcessStartConfirmation`: `true` uploads the
     /// document, `false` ends the workflow with error 240.
-    public func setIDVDocumentScanProcessStartConfirmation(_ confirmed: Bool, workflow: Int) {
+    public func setIDVDocumentScanProcessStartConfirmation(_ confirmed: Bool, workflow: Workflow) {
         confirmations.answer(confirmed, workflow: workflow)
     }
 }

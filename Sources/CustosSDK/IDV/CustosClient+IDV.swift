@@ -11,7 +11,7 @@ extension CustosClient {
         return try await emitting(.onIDVCheckUserBiometricTemplateStatus, {
             TemplateStatusEvent(userID: $1?.userID ?? current.userID ?? "", error: $0, response: $1)
         }) {
-            try await transport.get("/v1/idv/template", bearer: current.sessionToken)
+            try await transport.call(Endpoints.templateStatus, bearer: current.sessionToken)
         }
     }
 
@@ -23,7 +23,7 @@ extension CustosClient {
     /// `runSelfieWorkflow`).
     @discardableResult
     public func initiateIDVServerBiometricAuthentication(reason: String, frameSource: (any FrameSource)? = nil) async throws -> IDVResultResponse {
-        try await runSelfieWorkflow(IDVInitiateRequest(workflow: 8, reason: reason), document: nil, frameSource: frameSource,
+        try await runSelfieWorkflow(IDVInitiateRequest(workflow: .serverBiometricAuthentication, reason: reason), document: nil, frameSource: frameSource,
                                     event: .onIDVServerBiometricAuthenticationResult)
     }
 
@@ -32,7 +32,7 @@ extension CustosClient {
     @discardableResult
     public func initiateIDVBiometricOptIn(consentVersion: String, reason: String? = nil,
                                           frameSource: (any FrameSource)? = nil) async throws -> IDVResultResponse {
-        try await runSelfieWorkflow(IDVInitiateRequest(workflow: 10, reason: reason, consent: IDVConsent(accepted: true, version: consentVersion)),
+        try await runSelfieWorkflow(IDVInitiateRequest(workflow: .biometricOptIn, reason: reason, consent: IDVConsent(accepted: true, version: consentVersion)),
                                     document: nil, frameSource: frameSource, event: .onIDVBiometricOptInResult)
     }
 
@@ -42,19 +42,19 @@ extension CustosClient {
     @discardableResult
     public func initiateActivatedCustomerKYC(documentImage: Data, consentVersion: String, reason: String? = nil,
                                              frameSource: (any FrameSource)? = nil) async throws -> IDVResultResponse {
-        try await runSelfieWorkflow(IDVInitiateRequest(workflow: 6, reason: reason, consent: IDVConsent(accepted: true, version: consentVersion)),
+        try await runSelfieWorkflow(IDVInitiateRequest(workflow: .kyc, reason: reason, consent: IDVConsent(accepted: true, version: consentVersion)),
                                     document: documentImage, frameSource: frameSource, event: .onActivatedCustomerKYCResponse)
     }
 
     /// Biometric opt-out: deletes the user's template (100), or says there was none (600).
     @discardableResult
     public func optOutIDVBiometric() async throws -> TemplateStatusResponse {
-        try await transport.send(method: "DELETE", "/v1/idv/template", bearer: session.sessionToken)
+        try await transport.call(Endpoints.optOut, bearer: session.sessionToken)
     }
 
     /// The app's answer to `getIDVSelfieProcessStartConfirmation`: `true` opens the camera,
     /// `false` ends the workflow with error 240.
-    public func setIDVSelfieProcessStartConfirmation(_ confirmed: Bool, workflow: Int) {
+    public func setIDVSelfieProcessStartConfirmation(_ confirmed: Bool, workflow: Workflow) {
         confirmations.answer(confirmed, workflow: workflow)
     }
 }

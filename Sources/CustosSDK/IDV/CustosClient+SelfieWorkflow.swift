@@ -29,13 +29,13 @@ extension CustosClient {
             guard let source = frameSource ?? self.configuration.frameSource else {
                 throw CustosError.invalidConfiguration("no FrameSource configured for the selfie capture")
             }
-            return { path, bearer in try await self.uploadSelfie(path, bearer: bearer, source: source, document: document) }
+            return { transactionID, bearer in try await self.uploadSelfie(transactionID, bearer: bearer, source: source, document: document) }
         }
     }
 
-    /// What a workflow sends once the user confirmed its start: given the transaction's path
+    /// What a workflow sends once the user confirmed its start: given the transaction's id
     /// and the session's bearer, it returns how the workflow ended.
-    typealias Upload = @Sendable (_ path: String, _ bearer: String?) async throws -> SelfieOutcome
+    typealias Upload = @Sendable (_ transactionID: String, _ bearer: String?) async throws -> SelfieOutcome
 
     /// Runs a workflow and emits its result `event` exactly once, as `runSelfieWorkflow`
     /// describes: `prepare` checks what the workflow needs before the transaction is started
@@ -65,42 +65,44 @@ extension CustosClient {
     private func workflow(_ request: IDVInitiateRequest, start: CustosEvent<IDVSelfieStartRequest>, process: String,
                           upload: Upload) async throws -> SelfieOutcome {
         let bearer = session.sessionToken
-        let transaction: IDVTransactionInfo = try await transport.post("/v1/idv/transactions", request, bearer: bearer)
+        let transaction = try await transport.call(Endpoints.initiateIDV, body: request, bearer: bearer)
         if let result = transaction.result { return Self.outcome(result) }
-        let path = "/v1/idv/transactions/\(transaction.idvAuditTransactionID)"
+        let id = transaction.idvAuditTransactionID
         let asked = IDVSelfieStartRequest(workflow: transaction.workflow, idvAuditTransactionID: transaction.idvAuditTransactionID,
                                           reason: transaction.reason)
         switch await confirmStart(asked, event: start) {
         case .confirmed:
             break
         case .declined:
-            return await cancelTransaction(path, bearer: bearer, .cancelled("The user declined the \(process)."))
+            return await cancelTransaction(id, bearer: bearer, .cancelled("The user declined the \(process)."))
         case .unanswered:
             let seconds = configuration.startConfirmationTimeout
-            return await cancelTransaction(path, bearer: bearer, .cancelled(
+            return await cancelTransaction(id, bearer: bearer, .cancelled(
                 "\(start.name) was not answered within \(String(format: "%g", seconds)) s."))
         case .cancelled:
-            return await cancelTransaction(path, bearer: bearer, .cancelled("The task awaiting the \(process) was cancelled."))
+            return await cancelTransaction(id, bearer: bearer, .cancelled("The task awaiting the \(process) was cancelled."))
         }
         do {
-            return try await upload(path, bearer)
+            return try await upload(id, bearer)
         } catch where Task.isCancelled {
-            return await cancelTransaction(path, bearer: bearer, .cancelled("The task awaiting the \(process) was cancelled."))
+            return await cancelTransaction(id, bearer: bearer, .cancelled("The task awaiting the \(process) was cancelled."))
         }
     }
 
     /// The selfie: the liveness challenge, the camera's frames for it, the verdict.
-    private func uploadSelfie(_ path: String, bearer: String?, source: any FrameSource, document: Data?) async throws -> SelfieOutcome {
-        let challenge: LivenessChallengeInfo = try await transport.send(method: "POST", path + "/confirm", bearer: bearer)
+    private func uploadSelfie(_ transactionID: String, bearer: String?, source: any FrameSource, document: Data?) async throws -> SelfieOutcome {
+        guard case .selfie(let challenge) = try await transport.call(Endpoints.confirmIDV, transactionID, bearer: bearer) else {
+            throw CustosError.invalidResponse("the server answered a selfie workflow's start with a document upload")
+        }
         let frames: [CapturedImage]
         do {
             frames = try await source.capture(CaptureRequest(challenge))
         } catch {
             // The camera gave up or the user closed it: the capture was abandoned.
-            return await cancelTransaction(path, bearer: bearer, .cancelled("The selfie capture ended without frames: \(error)"))
+            return await cancelTransaction(transactionID, bearer: bearer, .cancelled("The selfie capture ended without frames: \(error)"))
         }
         try Task.checkCancellation()
-        let result: IDVResultResponse = try await transport.post(path + "/frames", IDVFramesRequest(
+        let result = try await transport.call(Endpoints.submitFrames, transactionID, body: IDVFramesRequest(
             nonce: challenge.nonce, frames: frames.map { FrameUpload(capturedAtMs: $0.capturedAtMs, image: $0.jpeg) },
             documentImage: document), bearer: bearer)
         return Self.outcome(result)
@@ -114,10 +116,10 @@ extension CustosClient {
     /// Cancels the transaction on the server and ends the workflow with `error` (240). The
     /// request runs in a task of its own, so it is sent even when the caller's task was
     /// cancelled (a cancelled task's requests fail at once).
-    func cancelTransaction(_ path: String, bearer: String?, _ error: CustosError) async -> SelfieOutcome {
+    func cancelTransaction(_ transactionID: String, bearer: String?, _ error: CustosError) async -> SelfieOutcome {
         let transport = self.transport
         let answer = await Task.detached { () -> IDVResultResponse? in
-            try? await transport.send(method: "POST", path + "/cancel", bearer: bearer)
+            try? await transport.call(Endpoints.cancelIDV, transactionID, bearer: bearer)
         }.value
         guard let answer else { return .failed(error) }
         return .answered(answer, error)

@@ -3,7 +3,7 @@ import Foundation
 
 /// What the server's liveness challenge asks the camera for.
 public struct CaptureRequest: Sendable, Equatable {
-    public var workflow: Int
+    public var workflow: Workflow
     /// The actions to perform, in order, with the instruction to show for each.
     public var actions: [LivenessActionInfo]
     /// Show "hold still" this long from the first frame before the first instruction: no

@@ -1,3 +1,4 @@
+import CustosAPI
 import Foundation
 import Synchronization
 
@@ -20,7 +21,7 @@ final class StartConfirmations: Sendable {
     private struct State {
         var nextID: UInt64 = 1
         /// The stored waits, by workflow.
-        var waiting: [Int: Waiter] = [:]
+        var waiting: [Workflow: Waiter] = [:]
         /// Waits begun whose continuation is not stored yet.
         var starting: Set<UInt64> = []
         /// Endings for waits in `starting`.
@@ -31,7 +32,7 @@ final class StartConfirmations: Sendable {
 
     /// Stores the wait, then calls `ask` (which emits the event the app answers), and
     /// returns how the wait ended.
-    func wait(workflow: Int, timeout: TimeInterval, ask: @Sendable () -> Void) async -> Answer {
+    func wait(workflow: Workflow, timeout: TimeInterval, ask: @Sendable () -> Void) async -> Answer {
         let id = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
@@ -67,12 +68,12 @@ final class StartConfirmations: Sendable {
     }
 
     /// The app's answer for the workflow's current wait (none: ignored).
-    func answer(_ confirmed: Bool, workflow: Int) {
+    func answer(_ confirmed: Bool, workflow: Workflow) {
         state.withLock { $0.waiting.removeValue(forKey: workflow) }?.continuation.resume(returning: confirmed ? .confirmed : .declined)
     }
 
     /// Ends wait `id` with `answer` unless it already ended.
-    private func end(id: UInt64, workflow: Int, _ answer: Answer) {
+    private func end(id: UInt64, workflow: Workflow, _ answer: Answer) {
         let waiter = state.withLock { state -> Waiter? in
             if state.starting.contains(id) {
                 if state.early[id] == nil { state.early[id] = answer }

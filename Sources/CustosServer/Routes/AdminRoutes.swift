@@ -5,78 +5,59 @@ import Foundation
 
 /// The relying-party / administrator API, authenticated by API keys.
 enum AdminRoutes {
-    static func register(on router: inout Router, identity: IdentityService, apiKeys: APIKeyService, clock: any Clock) {
-        router.post("/v1/admin/api-keys") { request in
-            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .admin)
-            let body = try request.wire(CreateAPIKeyRequest.self)
+    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, identity: IdentityService, apiKeys: APIKeyService,
+                         clock: any Clock) {
+        routes.on(Endpoints.createAPIKey, groups.admin) { _, body in
             guard let scope = APIKey.Scope(rawValue: body.scope) else {
                 throw IdentityError.invalidInput(field: "scope", reason: "must be admin or rp")
             }
             let (key, secret) = try apiKeys.create(scope: scope, label: body.label)
-            return try .wire(WireMapping.apiKey(key, secret: secret), status: 201)
+            return WireMapping.apiKey(key, secret: secret)
         }
-        router.get("/v1/admin/api-keys") { request in
-            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .admin)
-            return try .wire(APIKeyList(apiKeys: try apiKeys.list().map { WireMapping.apiKey($0) }))
+        routes.on(Endpoints.apiKeys, groups.admin) { _, _ in
+            APIKeyList(apiKeys: try apiKeys.list().map { WireMapping.apiKey($0) })
         }
-        router.delete("/v1/admin/api-keys/{id}") { request in
-            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .admin)
-            try apiKeys.revoke(id: try request.parameter("id"))
-            return .noContent()
+        routes.on(Endpoints.revokeAPIKey, groups.admin) { context, _ in
+            try apiKeys.revoke(id: try context.parameter("id"))
+            return NoContent()
         }
 
-        router.post("/v1/users") { request in
-            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
-            let body = try request.wire(CreateUserRequest.self)
+        routes.on(Endpoints.createUser, groups.rp) { _, body in
             let (user, code) = try identity.createUser(id: body.userID)
-            return try .wire(CreatedUser(user: WireMapping.user(user, now: clock.now()), activation: WireMapping.activation(code)),
-                             status: 201)
+            return CreatedUser(user: WireMapping.user(user, now: clock.now()), activation: WireMapping.activation(code))
         }
-        router.get("/v1/users") { request in
-            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
-            guard let limit = Int(request.query["limit"] ?? "100") else {
+        routes.on(Endpoints.users, groups.rp) { context, _ in
+            guard let limit = Int(context.request.query["limit"] ?? "100") else {
                 throw IdentityError.invalidInput(field: "limit", reason: "must be an integer")
             }
-            let users = try identity.users(after: request.query["after"], limit: limit)
+            let users = try identity.users(after: context.request.query["after"], limit: limit)
             let now = clock.now()
-            return try .wire(UserList(users: users.map { WireMapping.user($0, now: now) },
-                                      nextAfter: users.count == limit ? users.last?.id : nil))
+            return UserList(users: users.map { WireMapping.user($0, now: now) }, nextAfter: users.count == limit ? users.last?.id : nil)
         }
-        router.get("/v1/users/{id}") { request in
-            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
-            return try .wire(WireMapping.user(try identity.user(id: request.parameter("id")), now: clock.now()))
+        routes.on(Endpoints.user, groups.rp) { context, _ in
+            WireMapping.user(try identity.user(id: context.parameter("id")), now: clock.now())
         }
-        router.delete("/v1/users/{id}") { request in
-            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
-            try identity.deleteUser(id: try request.parameter("id"))
-            return .noContent()
+        routes.on(Endpoints.deleteUser, groups.rp) { context, _ in
+            try identity.deleteUser(id: try context.parameter("id"))
+            return NoContent()
         }
-        for (action, apply) in userActions(identity) {
-            router.post("/v1/users/{id}/\(action)") { request in
-                _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
-                return try .wire(WireMapping.user(try apply(request.parameter("id")), now: clock.now()))
-            }
-        }
-        router.post("/v1/users/{id}/activation-code") { request in
-            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
-            return try .wire(WireMapping.activation(try identity.issueActivationCode(userID: request.parameter("id"))), status: 201)
-        }
-        router.get("/v1/users/{id}/devices") { request in
-            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
-            return try .wire(DeviceList(devices: try identity.devices(userID: request.parameter("id")).map(WireMapping.device)))
-        }
-        router.delete("/v1/users/{id}/devices/{device}") { request in
-            _ = try RequestAuthentication.apiKey(request, apiKeys, scope: .rp)
-            try identity.revokeDevice(userID: try request.parameter("id"), deviceID: try request.parameter("device"))
-            return .noContent()
-        }
-    }
-
-    private static func userActions(_ identity: IdentityService) -> [(String, @Sendable (String) throws -> User)] {
-        [
-            ("disable", { try identity.setDisabled(true, userID: $0) }),
-            ("enable", { try identity.setDisabled(false, userID: $0) }),
-            ("unlock", { try identity.unlock(userID: $0) }),
+        let userActions: [(Endpoint<NoContent, UserInfo>, @Sendable (String) throws -> User)] = [
+            (Endpoints.disableUser, { try identity.setDisabled(true, userID: $0) }),
+            (Endpoints.enableUser, { try identity.setDisabled(false, userID: $0) }),
+            (Endpoints.unlockUser, { try identity.unlock(userID: $0) }),
         ]
+        for (endpoint, apply) in userActions {
+            routes.on(endpoint, groups.rp) { context, _ in WireMapping.user(try apply(context.parameter("id")), now: clock.now()) }
+        }
+        routes.on(Endpoints.issueActivationCode, groups.rp) { context, _ in
+            WireMapping.activation(try identity.issueActivationCode(userID: context.parameter("id")))
+        }
+        routes.on(Endpoints.userDevices, groups.rp) { context, _ in
+            DeviceList(devices: try identity.devices(userID: context.parameter("id")).map(WireMapping.device))
+        }
+        routes.on(Endpoints.revokeDevice, groups.rp) { context, _ in
+            try identity.revokeDevice(userID: try context.parameter("id"), deviceID: try context.parameter("device"))
+            return NoContent()
+        }
     }
 }

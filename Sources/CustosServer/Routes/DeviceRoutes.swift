@@ -5,53 +5,49 @@ import Foundation
 
 /// What the app calls: activation, login, password change, sessions.
 enum DeviceRoutes {
-    static func register(on router: inout Router, identity: IdentityService) {
+    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, identity: IdentityService) {
         let policy = identity.policy
-        router.post("/v1/activate") { request in
-            let body = try request.wire(ActivateRequest.self)
+        routes.on(Endpoints.activate, groups.signIn) { _, body in
             let outcome = try identity.activate(
                 userID: body.userID, code: body.activationCode, password: body.password, deviceName: body.deviceName,
                 deviceKey: try devicePublicKey(body.devicePublicKey))
-            return try .wire(WireMapping.outcome(outcome, policy: policy), status: 201)
+            return WireMapping.outcome(outcome, policy: policy)
         }
-        router.post("/v1/login/challenge") { request in
-            let body = try request.wire(LoginChallengeRequest.self)
+        routes.on(Endpoints.loginChallenge, groups.signIn) { _, body in
             let nonce = try identity.loginChallenge(userID: body.userID, deviceID: body.deviceID)
-            return try .wire(LoginChallenge(nonce: nonce.nonce, expiresAt: nonce.expiresAt, passwordRequired: nonce.passwordRequired))
+            return LoginChallenge(nonce: nonce.nonce, expiresAt: nonce.expiresAt, passwordRequired: nonce.passwordRequired)
         }
-        router.post("/v1/login") { request in
-            let body = try request.wire(LoginRequest.self)
+        routes.on(Endpoints.login, groups.signIn) { context, body in
             let outcome = try identity.login(userID: body.userID, deviceID: body.deviceID, nonce: body.nonce,
                                              signature: body.signature, password: body.password,
-                                             client: request.remoteAddress?.description)
-            return try .wire(WireMapping.outcome(outcome, policy: policy))
+                                             client: context.request.remoteAddress?.description)
+            return WireMapping.outcome(outcome, policy: policy)
         }
-        router.post("/v1/password/change") { request in
-            let body = try request.wire(ChangePasswordRequest.self)
+        routes.on(Endpoints.changePassword, groups.passwordChange) { context, body in
             let authorization: PasswordChangeAuthorization
             if let token = body.passwordChangeToken {
                 authorization = .changeToken(token)
+            } else if let session = context.caller {
+                authorization = .session(session)
             } else {
-                authorization = .session(try RequestAuthentication.session(request, identity))
+                throw IdentityError.invalidSession
             }
             let outcome = try identity.changePassword(userID: body.userID, oldPassword: body.oldPassword,
                                                       newPassword: body.newPassword, authorization: authorization)
-            return try .wire(WireMapping.outcome(outcome, policy: policy))
+            return WireMapping.outcome(outcome, policy: policy)
         }
-        router.post("/v1/logout") { request in
-            try identity.logout(try RequestAuthentication.session(request, identity))
-            return .noContent()
+        routes.on(Endpoints.logout, groups.session) { context, _ in
+            try identity.logout(context.caller)
+            return NoContent()
         }
-        router.get("/v1/sessions") { request in
-            let session = try RequestAuthentication.session(request, identity)
-            return try .wire(SessionList(sessions: try identity.sessions(userID: session.userID).map {
+        routes.on(Endpoints.sessions, groups.session) { context, _ in
+            SessionList(sessions: try identity.sessions(userID: context.caller.userID).map {
                 WireMapping.session($0, token: nil, policy: policy)
-            }))
+            })
         }
-        router.delete("/v1/sessions/{id}") { request in
-            let session = try RequestAuthentication.session(request, identity)
-            try identity.revokeSession(userID: session.userID, sessionID: try request.parameter("id"))
-            return .noContent()
+        routes.on(Endpoints.revokeSession, groups.session) { context, _ in
+            try identity.revokeSession(userID: context.caller.userID, sessionID: try context.parameter("id"))
+            return NoContent()
         }
     }
 

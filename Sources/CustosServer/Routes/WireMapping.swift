@@ -28,7 +28,7 @@ enum WireMapping {
     }
 
     static func outcome(_ outcome: AuthenticationOutcome, policy: IdentityPolicy) -> AuthenticationResult {
-        AuthenticationResult(statusCode: outcome.status.rawValue, statusMessage: outcome.message, userID: outcome.userID,
+        AuthenticationResult(statusCode: outcome.status, statusMessage: outcome.message, userID: outcome.userID,
                              attemptsLeft: outcome.attemptsLeft, deviceID: outcome.device?.id,
                              session: outcome.session.map { Self.session($0, token: outcome.sessionToken, policy: policy) },
                              passwordChangeToken: outcome.passwordChangeToken)

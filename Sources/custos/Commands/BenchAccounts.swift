@@ -41,7 +41,7 @@ enum BenchAccounts {
                     let client = try CustosClient(configuration: .init(serverURL: server, keyStore: keyStore))
                     let result = try await client.activate(userID: userID, activationCode: created.activation.activationCode,
                                                            password: password, deviceName: "bench")
-                    guard StatusCode.isSuccess(result.statusCode), let deviceID = result.deviceID else {
+                    guard result.statusCode.isSuccess, let deviceID = result.deviceID else {
                         throw CommandFailure("activating bench user \(userID) answered \(result.statusCode) \(result.statusMessage)")
                     }
                     return Account(client: client, userID: userID, deviceID: deviceID)

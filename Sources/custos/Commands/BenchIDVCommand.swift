@@ -81,7 +81,7 @@ enum BenchIDVCommand {
             let source = MemoryFrames(frames: try shifted(frames, round: round), framesPerSecond: fps, tag: "\(tag)-\(round)", pace: false)
             let start = DispatchTime.now().uptimeNanoseconds
             let result = try await client.initiateIDVServerBiometricAuthentication(reason: "bench", frameSource: source)
-            guard result.biometricResult?.displayText == "MATCHED" else {
+            guard result.biometricResult?.displayText == .matched else {
                 throw CommandFailure("authentication answered \(result.statusCode) \(result.biometricResult?.displayText ?? "") "
                                      + "\(result.biometricResult?.livenessReason ?? "")")
             }

@@ -196,7 +196,7 @@ enum IDVCommands {
         case StatusCode.noTemplate: return .noTemplate
         case StatusCode.attemptsExhausted: return .locked
         case StatusCode.userCancelledSelfie: return .cancelled
-        default: return result.idvAuditInfo.status == "SUCCESS" ? .ok : .rejected
+        default: return result.idvAuditInfo.status == .success ? .ok : .rejected
         }
     }
 }

@@ -1,0 +1,62 @@
+/// Every operation of the API, in one table. `openapi.yaml` documents the same operations with
+/// the same request and answer fields; a test holds the two together.
+public enum Endpoints {
+    // Operations (anyone).
+    public static let health = Endpoint<NoContent, HealthStatus>(.get, "/healthz", .anyone)
+    public static let readiness = Endpoint<NoContent, ReadinessStatus>(.get, "/readyz", .anyone)
+    public static let metrics = Endpoint<NoContent, OpaqueBody>(.get, "/metrics", .anyone)
+    /// The public keys of what this server signs (a JWK set).
+    public static let jwks = Endpoint<NoContent, OpaqueBody>(.get, "/.well-known/jwks.json", .anyone)
+
+    // API keys (admin scope).
+    public static let createAPIKey = Endpoint<CreateAPIKeyRequest, APIKeyInfo>(.post, "/v1/admin/api-keys", .apiKey(.admin), status: 201)
+    public static let apiKeys = Endpoint<NoContent, APIKeyList>(.get, "/v1/admin/api-keys", .apiKey(.admin))
+    public static let revokeAPIKey = Endpoint<NoContent, NoContent>(.delete, "/v1/admin/api-keys/{id}", .apiKey(.admin))
+
+    // Users and their devices (the relying party).
+    public static let createUser = Endpoint<CreateUserRequest, CreatedUser>(.post, "/v1/users", .apiKey(.rp), status: 201)
+    /// Query: `limit` (default 100), `after` (the last user id of the previous page).
+    public static let users = Endpoint<NoContent, UserList>(.get, "/v1/users", .apiKey(.rp))
+    public static let user = Endpoint<NoContent, UserInfo>(.get, "/v1/users/{id}", .apiKey(.rp))
+    public static let deleteUser = Endpoint<NoContent, NoContent>(.delete, "/v1/users/{id}", .apiKey(.rp))
+    public static let disableUser = Endpoint<NoContent, UserInfo>(.post, "/v1/users/{id}/disable", .apiKey(.rp))
+    public static let enableUser = Endpoint<NoContent, UserInfo>(.post, "/v1/users/{id}/enable", .apiKey(.rp))
+    public static let unlockUser = Endpoint<NoContent, UserInfo>(.post, "/v1/users/{id}/unlock", .apiKey(.rp))
+    public static let issueActivationCode = Endpoint<NoContent, ActivationCodeInfo>(.post, "/v1/users/{id}/activation-code", .apiKey(.rp), status: 201)
+    public static let userDevices = Endpoint<NoContent, DeviceList>(.get, "/v1/users/{id}/devices", .apiKey(.rp))
+    public static let revokeDevice = Endpoint<NoContent, NoContent>(.delete, "/v1/users/{id}/devices/{device}", .apiKey(.rp))
+    public static let grantEnrollment = Endpoint<NoContent, EnrollmentGrantResponse>(.post, "/v1/users/{id}/enrollment-grant", .apiKey(.rp), status: 201)
+
+    // The app: activation, login, password, sessions.
+    public static let activate = Endpoint<ActivateRequest, AuthenticationResult>(.post, "/v1/activate", .anyone, status: 201)
+    public static let loginChallenge = Endpoint<LoginChallengeRequest, LoginChallenge>(.post, "/v1/login/challenge", .anyone)
+    public static let login = Endpoint<LoginRequest, AuthenticationResult>(.post, "/v1/login", .anyone)
+    public static let changePassword = Endpoint<ChangePasswordRequest, AuthenticationResult>(.post, "/v1/password/change", .sessionOrChangeToken)
+    public static let logout = Endpoint<NoContent, NoContent>(.post, "/v1/logout", .session)
+    public static let sessions = Endpoint<NoContent, SessionList>(.get, "/v1/sessions", .session)
+    public static let revokeSession = Endpoint<NoContent, NoContent>(.delete, "/v1/sessions/{id}", .session)
+
+    // The app: server biometrics.
+    public static let templateStatus = Endpoint<NoContent, TemplateStatusResponse>(.get, "/v1/idv/template", .session)
+    public static let optOut = Endpoint<NoContent, TemplateStatusResponse>(.delete, "/v1/idv/template", .session)
+    public static let initiateIDV = Endpoint<IDVInitiateRequest, IDVTransactionInfo>(.post, "/v1/idv/transactions", .session, status: 201)
+    public static let confirmIDV = Endpoint<NoContent, IDVConfirmation>(.post, "/v1/idv/transactions/{id}/confirm", .session)
+    public static let cancelIDV = Endpoint<NoContent, IDVResultResponse>(.post, "/v1/idv/transactions/{id}/cancel", .session)
+    public static let submitFrames = Endpoint<IDVFramesRequest, IDVResultResponse>(.post, "/v1/idv/transactions/{id}/frames", .session, uploads: true)
+    public static let submitDocument = Endpoint<IDVDocumentRequest, IDVResultResponse>(.post, "/v1/idv/transactions/{id}/document", .session, uploads: true)
+
+    // The relying party's reads of IDV results.
+    public static let verdict = Endpoint<NoContent, IDVVerdictResponse>(.get, "/v1/idv/transactions/{id}/verdict", .apiKey(.rp))
+    /// `side`: front or back. The answer is the image as uploaded.
+    public static let documentImage = Endpoint<NoContent, OpaqueBody>(.get, "/v1/idv/transactions/{id}/documents/{side}", .apiKey(.rp))
+
+    public static let all: [AnyEndpoint] = [
+        health.erased, readiness.erased, metrics.erased, jwks.erased,
+        createAPIKey.erased, apiKeys.erased, revokeAPIKey.erased,
+        createUser.erased, users.erased, user.erased, deleteUser.erased, disableUser.erased, enableUser.erased, unlockUser.erased,
+        issueActivationCode.erased, userDevices.erased, revokeDevice.erased, grantEnrollment.erased,
+        activate.erased, loginChallenge.erased, login.erased, changePassword.erased, logout.erased, sessions.erased, revokeSession.erased,
+        templateStatus.erased, optOut.erased, initiateIDV.erased, confirmIDV.erased, cancelIDV.erased, submitFrames.erased,
+        submitDocument.erased, verdict.erased, documentImage.erased,
+    ]
+}
