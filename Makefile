@@ -20,7 +20,7 @@ run: build
 # Face code is slow unoptimised, so tests build and run in release. PostgreSQL tests run
 # against a throwaway cluster that scripts/with-postgres.sh starts and always stops; a
 # missing PostgreSQL, ../shared/data or face model fails the run instead of skipping tests.
-test: build
+test: deps
 	CUSTOS_REQUIRE_POSTGRES=1 CUSTOS_REQUIRE_FACES=1 scripts/with-postgres.sh scripts/run-tests.sh
 
 bench-http: build

@@ -37,7 +37,7 @@ public final class CustosAdminClient: Sendable {
 
     /// Deletes the user with its devices, sessions and everything biometric.
     public func deleteUser(_ userID: String) async throws {
-        try await transport.call(Endpoints.deleteUser, userID, bearer: apiKey)
+        _ = try await transport.call(Endpoints.deleteUser, userID, bearer: apiKey)
     }
 
     /// Voids outstanding codes and issues a new one.
@@ -70,7 +70,7 @@ public final class CustosAdminClient: Sendable {
     }
 
     public func revokeDevice(userID: String, deviceID: String) async throws {
-        try await transport.call(Endpoints.revokeDevice, userID, deviceID, bearer: apiKey)
+        _ = try await transport.call(Endpoints.revokeDevice, userID, deviceID, bearer: apiKey)
     }
 
 }

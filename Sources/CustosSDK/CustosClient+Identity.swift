@@ -94,7 +94,7 @@ extension CustosClient {
         try await emitting(.onUserLoggedOff, { error, _ in
             LogoffInfo(userID: userID, statusCode: error == nil ? StatusCode.success : nil, error: error)
         }) {
-            try await transport.call(Endpoints.logout, bearer: token)
+            _ = try await transport.call(Endpoints.logout, bearer: token)
             state.withLock { $0.sessionToken = nil }
         }
     }

@@ -241,10 +241,13 @@ import Testing
         defer { live.stop() }
         let (alice, _, _) = try await IdentityFlowTests.activatedUser(live)
         let ownPortrait = try FaceFixture.frames("blink_selfie", 120...120)[0]
+        let kycEvent = SDKContractTests.FirstEvent(alice, .onActivatedCustomerKYCResponse)
         let matched = try await alice.initiateActivatedCustomerKYC(documentImage: ownPortrait, consentVersion: "kyc-2",
                                                                    frameSource: camera(live, "blink_selfie", 1...25))
         #expect(matched.statusCode == 100 && matched.biometricResult?.displayText == "MATCHED" && matched.templateCreated)
         #expect(matched.workflow == 6 && matched.challengeMode == 9 && matched.idvAuditInfo.status == "SUCCESS")
+        let event = try await kycEvent.value
+        #expect(event.error == nil && event.response == matched)
         #expect(try await alice.checkIDVUserBiometricTemplateStatus().statusCode == 100)
 
         let (bob, _, _) = try await IdentityFlowTests.activatedUser(live)

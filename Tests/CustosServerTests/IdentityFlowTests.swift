@@ -95,8 +95,11 @@ import FoundationNetworking
         let live = try LiveServer.make(kind)
         defer { live.stop() }
         let (client, userID, deviceID) = try await Self.activatedUser(live)
+        let changedEvent = SDKContractTests.FirstEvent(client, .onPasswordChanged)
         let changed = try await client.changePassword(userID: userID, oldPassword: Self.password, newPassword: "another good secret")
         #expect(changed.statusCode == 100)
+        let event = try await changedEvent.value
+        #expect(event.error == nil && event.response == changed && event.userID == userID)
         let wrongOld = try await client.changePassword(userID: userID, oldPassword: "not the password", newPassword: "whatever else 1")
         #expect(wrongOld.statusCode == 401)
         #expect(wrongOld.attemptsLeft == 4)

@@ -1,0 +1,58 @@
+import CustosAPI
+import Foundation
+import Testing
+
+/// The bytes a seed app reads, pinned: a renamed coding key or a code that changes type fails
+/// here, not in an app in the field. And an app built today reads codes a newer server adds.
+@Suite struct WireGoldenTests {
+    static func encoded(_ value: some Encodable) throws -> String {
+        String(decoding: try WireJSON.encoder().encode(value), as: UTF8.self)
+    }
+
+    @Test func templateStatus() throws {
+        let status = TemplateStatusResponse(statusCode: .noTemplate, statusMessage: "No template", orchestrationUseCase: .checkTemplate,
+                                            result: false, attemptsLeft: 5, userID: "alice")
+        #expect(try Self.encoded(status) == #"{"attempts_left":5,"orchestration_use_case":"RDNA_IDV_CHECK_TEMPLATE","result":false,"# +
+                #""status_code":600,"status_message":"No template","user_id":"alice"}"#)
+    }
+
+    @Test func idvResultWithItsAuditInfo() throws {
+        let result = IDVResultResponse(
+            statusCode: .success, statusMessage: "Success", userID: "alice", workflow: .serverBiometricAuthentication,
+            challengeMode: .serverBiometric, purpose: "Approve payment", attempts: 1, attemptsLeft: 5,
+            biometricResult: BiometricResultInfo(displayText: .matched),
+            idvAuditInfo: IDVAuditInfo(status: .success, idvAuditTransactionID: "idv_1", orchestrationUseCase: .serverBiometricAuthentication,
+                                       reason: "Approve payment", auditMetrics: AuditMetrics(startTimestamp: 1_700_000_000, endTimestamp: 1_700_000_009)),
+            templateCreated: false, signedResult: "eyJ.x.y")
+        #expect(try Self.encoded(result) == #"{"attempts":1,"attempts_left":5,"biometric_result":{"display_text":"MATCHED"},"challenge_mode":25,"# +
+                #""idv_audit_info":{"audit_metrics":{"end_timestamp":1700000009,"start_timestamp":1700000000},"idv_audit_transaction_id":"idv_1","# +
+                #""orchestration_use_case":"RDNA_IDV_POSTLOGIN_IDV_SELFIE_BIOMETRIC","reason":"Approve payment","status":"SUCCESS"},"# +
+                #""purpose":"Approve payment","signed_result":"eyJ.x.y","status_code":100,"status_message":"Success","template_created":false,"# +
+                #""user_id":"alice","workflow":8}"#)
+    }
+
+    @Test func authenticationResult() throws {
+        let result = AuthenticationResult(statusCode: .credentialsRejected, statusMessage: "The credentials were not accepted.",
+                                          userID: "alice", attemptsLeft: 4)
+        #expect(try Self.encoded(result) == #"{"attempts_left":4,"status_code":401,"status_message":"The credentials were not accepted.","user_id":"alice"}"#)
+    }
+
+    @Test func errorEnvelope() throws {
+        #expect(try Self.encoded(ErrorEnvelope(code: "rate_limited", message: "Too many requests; retry in 30 s."))
+                == #"{"error":{"code":"rate_limited","message":"Too many requests; retry in 30 s."}}"#)
+    }
+
+    /// A newer server's codes decode, keep their value and compare unequal to the known ones.
+    @Test func unknownCodesAreKept() throws {
+        let json = #"{"attempts":1,"attempts_left":5,"biometric_result":{"display_text":"PARTIAL_MATCH"},"challenge_mode":31,"# +
+            #""idv_audit_info":{"audit_metrics":{"end_timestamp":1,"start_timestamp":0},"idv_audit_transaction_id":"idv_1","# +
+            #""orchestration_use_case":"RDNA_IDV_SOMETHING_NEW","reason":"r","status":"PENDING"},"purpose":"p","status_code":170,"# +
+            #""status_message":"New","template_created":false,"user_id":"alice","workflow":12}"#
+        let result = try WireJSON.decoder().decode(IDVResultResponse.self, from: Data(json.utf8))
+        #expect(result.statusCode.rawValue == 170 && !result.statusCode.isSuccess && result.statusCode != .success)
+        #expect(result.workflow == 12 && result.challengeMode == 31)
+        #expect(result.biometricResult?.displayText.rawValue == "PARTIAL_MATCH" && result.biometricResult?.displayText != .matched)
+        #expect(result.idvAuditInfo.status.rawValue == "PENDING" && result.idvAuditInfo.orchestrationUseCase == "RDNA_IDV_SOMETHING_NEW")
+        #expect(try Self.encoded(result) == json)
+    }
+}
