@@ -162,8 +162,8 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         server.metrics.requestStarted()
         if let declared = lookupHeader(connection, "Content-Length").flatMap({ Int($0) }),
            declared > server.configuration.maxBodyBytes {
-            let limit = server.bodyLimit(url: url, method: method)
-            if declared > limit { pending.rejection = .payloadTooLarge(limit: limit) }
+            server.admitUpload(pending, connection: connection, url: url, method: method)
+            if pending.rejection == nil, let limit = pending.uploadLimit, declared > limit { pending.rejection = .payloadTooLarge(limit: limit) }
         }
         connectionContext.pointee = Unmanaged.passRetained(pending).toOpaque()
         return MHD_Result.YES
@@ -172,13 +172,22 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 
     if uploadDataSize.pointee > 0 {
         let size = uploadDataSize.pointee
+        // Past the deadline the connection is closed mid-body: there is no answer a client
+        // still sending could read.
+        let elapsed = DispatchTime.now().uptimeNanoseconds - pending.startNanos
+        if elapsed > UInt64(server.configuration.requestDeadlineSeconds) * 1_000_000_000 {
+            server.logger.warning("request_deadline", ["seconds": .int(server.configuration.requestDeadlineSeconds)])
+            return MHD_Result.NO
+        }
         if pending.rejection == nil {
             // The route is looked up only once a body outgrows the ordinary limit.
             if pending.body.count + size > server.configuration.maxBodyBytes, pending.uploadLimit == nil {
-                pending.uploadLimit = server.bodyLimit(url: url, method: method)
+                server.admitUpload(pending, connection: connection, url: url, method: method)
             }
             let limit = pending.uploadLimit ?? server.configuration.maxBodyBytes
-            if pending.body.count + size > limit {
+            if pending.rejection != nil {
+                pending.body = Data()
+            } else if pending.body.count + size > limit {
                 pending.rejection = .payloadTooLarge(limit: limit)
                 pending.body = Data()
             } else if let uploadData {
@@ -262,15 +271,32 @@ extension HTTPServer {
         }
     }
 
-    /// The body limit of the route `method` and `url` name: `maxUploadBytes` for a route
-    /// that takes uploads, `maxBodyBytes` for any other (or none).
-    fileprivate func bodyLimit(url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> Int {
+    /// Decides, once a body outgrows `maxBodyBytes`, how large it may grow: `maxUploadBytes`
+    /// for a route that takes uploads and whose preflight (the caller's credential) passes on
+    /// the headers alone; a route that does not, or a caller who fails it, is refused before
+    /// more is buffered. The preflight is a credential look-up, run here on the event loop once
+    /// per large upload.
+    fileprivate func admitUpload(_ pending: PendingRequest, connection: OpaquePointer, url: UnsafePointer<CChar>?,
+                                 method: UnsafePointer<CChar>?) {
         let path = url.map { String(cString: $0) } ?? "/"
-        let name = method.map { String(cString: $0) } ?? "GET"
-        if case .found(let route, _) = router.match(HTTPMethod(rawValue: name), path), route.takesUploads {
-            return configuration.maxUploadBytes
+        let name = HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET")
+        guard case .found(let route, let parameters) = router.match(name, path), route.takesUploads else {
+            pending.uploadLimit = configuration.maxBodyBytes
+            return
         }
-        return configuration.maxBodyBytes
+        pending.uploadLimit = configuration.maxUploadBytes
+        guard let preflight = route.preflight else { return }
+        let headers = collectValues(connection, kind: .HEADER_KIND)
+        var request = Request(method: name, path: path, headers: headers, requestID: RequestID.make(clientValue: headers["X-Request-Id"]),
+                              remoteAddress: RemoteAddress(connection))
+        request.pathParameters = parameters
+        do {
+            try preflight(request)
+        } catch let error as HTTPError {
+            pending.rejection = error
+        } catch {
+            pending.rejection = errorMapper(error) ?? .internalError
+        }
     }
 
     /// Counts and logs the answer; returns it.

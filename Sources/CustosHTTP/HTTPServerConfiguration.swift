@@ -21,6 +21,9 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var maxHeaderBytes: Int
     /// An idle or stalled connection is closed after this many seconds.
     public var connectionTimeoutSeconds: Int
+    /// A request whose body is still arriving this many seconds after its headers is cut off
+    /// (a client trickling bytes keeps an idle timeout from ever firing).
+    public var requestDeadlineSeconds: Int
     /// Connections open at once, all clients together.
     public var maxConnections: Int
     /// Connections open at once from one IP address (0: no per-IP limit).
@@ -39,6 +42,7 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         maxURLBytes: Int = 8 * 1024,
         maxHeaderBytes: Int = 32 * 1024,
         connectionTimeoutSeconds: Int = 30,
+        requestDeadlineSeconds: Int = 60,
         maxConnections: Int = 1000,
         maxConnectionsPerIP: Int = 128,
         shutdownGraceSeconds: Double = 10
@@ -53,6 +57,7 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         self.maxURLBytes = maxURLBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.connectionTimeoutSeconds = connectionTimeoutSeconds
+        self.requestDeadlineSeconds = requestDeadlineSeconds
         self.maxConnections = maxConnections
         self.maxConnectionsPerIP = maxConnectionsPerIP
         self.shutdownGraceSeconds = shutdownGraceSeconds

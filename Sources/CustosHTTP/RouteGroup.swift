@@ -35,7 +35,9 @@ public struct RouteGroup<Caller: Sendable>: Sendable {
     public func add(to router: inout Router, _ method: HTTPMethod, _ pattern: String, inline: Bool = false, uploads: Bool = false,
                     _ handler: @escaping @Sendable (RouteContext<Caller>) throws -> Response) {
         let group = self
-        router.add(method, pattern, inline: inline, uploads: uploads) { request in
+        // An upload's credential is proven before its body is buffered (and again, with the
+        // group's checks, when the handler runs).
+        router.add(method, pattern, inline: inline, uploads: uploads, preflight: { _ = try group.authenticate($0) }) { request in
             try handler(try group.context(for: request))
         }
     }

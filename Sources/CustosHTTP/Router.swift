@@ -16,6 +16,10 @@ public struct Router: Sendable {
         /// Takes bodies up to `maxUploadBytes` (selfie frames, document images); every other
         /// route only up to `maxBodyBytes`, refused before more is buffered.
         public let takesUploads: Bool
+        /// For a route that takes uploads: checked on the request's headers before a body larger
+        /// than the ordinary limit is buffered (the caller's credential), so a stranger cannot
+        /// make the server hold megabytes per connection.
+        public let preflight: (@Sendable (Request) throws -> Void)?
         let segments: [Segment]
         let handler: Handler
     }
@@ -39,7 +43,7 @@ public struct Router: Sendable {
 
     /// Adds a route. Adding the same method and pattern twice is a programming error.
     public mutating func add(_ method: HTTPMethod, _ pattern: String, inline: Bool = false, uploads: Bool = false,
-                             _ handler: @escaping Handler) {
+                             preflight: (@Sendable (Request) throws -> Void)? = nil, _ handler: @escaping Handler) {
         let segments = Router.split(pattern).map { part -> Segment in
             if part.hasPrefix("{") && part.hasSuffix("}") {
                 return .parameter(String(part.dropFirst().dropLast()))
@@ -47,7 +51,8 @@ public struct Router: Sendable {
             return .literal(String(part))
         }
         precondition(!routes.contains { $0.method == method && $0.pattern == pattern }, "duplicate route \(method) \(pattern)")
-        let route = Route(method: method, pattern: pattern, index: routes.count, runsInline: inline, takesUploads: uploads, segments: segments, handler: handler)
+        let route = Route(method: method, pattern: pattern, index: routes.count, runsInline: inline, takesUploads: uploads,
+                          preflight: uploads ? preflight : nil, segments: segments, handler: handler)
         routes.append(route)
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
             staticRoutes[Router.normalized(pattern), default: [:]][method] = route

@@ -118,6 +118,23 @@ private struct Boom: Error {}
         #expect(reply.status == 201)
     }
 
+    /// A body trickled past the request deadline is cut off, however regular its bytes: an idle
+    /// timeout alone would let one client hold a connection for ever.
+    @Test func aBodyStillArrivingAfterTheDeadlineIsCutOff() throws {
+        let server = try TestServer(configuration: HTTPServerConfiguration(port: 0, threads: 2, requestDeadlineSeconds: 1)) { router in
+            router.post("/upload", uploads: true) { request in .text(String(request.body.count)) }
+        }
+        defer { server.stop() }
+        let prompt = try server.client()
+        #expect(try prompt.request("POST", "/upload", body: Data(count: 100)).status == 200)
+
+        let slow = try server.client()
+        try slow.send(Data("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n".utf8) + Data(count: 10))
+        Thread.sleep(forTimeInterval: 1.5)
+        try? slow.send(Data(count: 10))
+        #expect(slow.isClosedByPeer())
+    }
+
     /// Ordinary requests are held to a small body; only routes that take uploads get the
     /// large limit, declared or chunked.
     @Test func onlyUploadRoutesTakeLargeBodies() throws {
