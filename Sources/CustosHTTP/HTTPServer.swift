@@ -228,7 +228,7 @@ extension HTTPServer {
         let queryValues = query.count == 0 ? [:] : Dictionary(query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         var request = Request(method: HTTPMethod(rawValue: method), path: path, query: queryValues,
                               headers: headers, body: pending.body, requestID: requestID,
-                              remoteAddress: RemoteAddress(connection))
+                              remoteAddress: clientAddress(connection, headers))
         pending.body = Data()
 
         func answer(_ response: Response, _ route: Router.Route?) -> MHD_Result {
@@ -288,7 +288,7 @@ extension HTTPServer {
         guard let preflight = route.preflight else { return }
         let headers = collectValues(connection, kind: .HEADER_KIND)
         var request = Request(method: name, path: path, headers: headers, requestID: RequestID.make(clientValue: headers["X-Request-Id"]),
-                              remoteAddress: RemoteAddress(connection))
+                              remoteAddress: clientAddress(connection, headers))
         request.pathParameters = parameters
         do {
             try preflight(request)
@@ -297,6 +297,15 @@ extension HTTPServer {
         } catch {
             pending.rejection = errorMapper(error) ?? .internalError
         }
+    }
+
+    /// The peer, or the client a trusted proxy forwarded the request for.
+    private func clientAddress(_ connection: OpaquePointer, _ headers: HTTPHeaders) -> RemoteAddress? {
+        let peer = RemoteAddress(connection)
+        guard let peer, configuration.trustedProxies.contains(peer),
+              let forwarded = headers["X-Forwarded-For"]?.split(separator: ",").last,
+              let client = RemoteAddress(parsing: forwarded) else { return peer }
+        return client
     }
 
     /// Counts and logs the answer; returns it.

@@ -30,6 +30,11 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var maxConnectionsPerIP: Int
     /// How long shutdown waits for requests in flight before closing anyway.
     public var shutdownGraceSeconds: Double
+    /// Reverse proxies whose `X-Forwarded-For` names the client: for a request from one of
+    /// them, the last address that header lists (the one the proxy added) is the client's,
+    /// for rate limits and logs. From any other peer the header is ignored: a client cannot
+    /// choose the address it is counted under.
+    public var trustedProxies: Set<RemoteAddress>
 
     public init(
         host: String = "127.0.0.1",
@@ -45,8 +50,10 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
         requestDeadlineSeconds: Int = 60,
         maxConnections: Int = 1000,
         maxConnectionsPerIP: Int = 128,
-        shutdownGraceSeconds: Double = 10
+        shutdownGraceSeconds: Double = 10,
+        trustedProxies: Set<RemoteAddress> = []
     ) {
+        self.trustedProxies = trustedProxies
         self.host = host
         self.port = port
         self.threads = threads

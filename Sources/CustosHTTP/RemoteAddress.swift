@@ -22,6 +22,23 @@ public struct RemoteAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// An address written as text (`198.51.100.7`, `2001:db8::1`); nil for anything else
+    /// (inet_pton: no resolver involved).
+    public init?(parsing text: some StringProtocol) {
+        let text = String(text).trimmingCharacters(in: .whitespaces)
+        var v4 = in_addr()
+        var v6 = in6_addr()
+        if inet_pton(AF_INET, text, &v4) == 1 {
+            family = AF_INET
+            bytes = withUnsafeBytes(of: v4) { Array($0) }
+        } else if inet_pton(AF_INET6, text, &v6) == 1 {
+            family = AF_INET6
+            bytes = withUnsafeBytes(of: v6) { Array($0) }
+        } else {
+            return nil
+        }
+    }
+
     /// `127.0.0.1`, `::1` (inet_ntop: no resolver involved).
     public var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

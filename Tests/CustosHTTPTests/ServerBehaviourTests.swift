@@ -118,6 +118,25 @@ private struct Boom: Error {}
         #expect(reply.status == 201)
     }
 
+    /// Only a trusted proxy names the client: its `X-Forwarded-For` (the last address, the one
+    /// it added) replaces the peer; anyone else's header changes nothing.
+    @Test(arguments: [true, false])
+    func aTrustedProxyNamesTheClient(trusted: Bool) throws {
+        let proxies: Set<RemoteAddress> = trusted ? [try #require(RemoteAddress(parsing: "127.0.0.1"))] : []
+        let server = try TestServer(configuration: HTTPServerConfiguration(port: 0, threads: 2, trustedProxies: proxies)) { router in
+            router.get("/whoami") { request in .text(request.remoteAddress?.description ?? "-") }
+        }
+        defer { server.stop() }
+        func whoami(_ forwarded: String?) throws -> String {
+            let reply = try server.client().request("GET", "/whoami", headers: forwarded.map { ["X-Forwarded-For": $0] } ?? [:])
+            return String(decoding: reply.body, as: UTF8.self)
+        }
+        #expect(try whoami(nil) == "127.0.0.1")
+        #expect(try whoami("203.0.113.9, 198.51.100.7") == (trusted ? "198.51.100.7" : "127.0.0.1"))
+        #expect(try whoami("2001:db8::1") == (trusted ? "2001:db8::1" : "127.0.0.1"))
+        #expect(try whoami("not an address") == "127.0.0.1")
+    }
+
     /// A body trickled past the request deadline is cut off, however regular its bytes: an idle
     /// timeout alone would let one client hold a connection for ever.
     @Test func aBodyStillArrivingAfterTheDeadlineIsCutOff() throws {
