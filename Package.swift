@@ -35,7 +35,7 @@ let package = Package(
         // SQLite and PostgreSQL implementations of Core's stores.
         .target(name: "CustosStore", dependencies: ["CustosCore", "CSQLite", "CLibPQ"]),
         // OpenSSL + Argon2 implementations of Core's crypto protocols.
-        .target(name: "CustosCrypto", dependencies: ["CustosCore", "COpenSSL", "CArgon2"]),
+        .target(name: "CustosCrypto", dependencies: ["CustosAPI", "CustosCore", "COpenSSL", "CArgon2"]),
         // Handlers: wire types <-> domain, error -> HTTP mapping, routes.
         .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP"]),
         // Face engine: Swift over CFaceShim; implements Core's face protocols.
