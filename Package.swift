@@ -40,6 +40,9 @@ let package = Package(
         .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP"]),
         // Face engine: Swift over CFaceShim; implements Core's face protocols.
         .target(name: "CustosFace", dependencies: ["CustosCore", "CFaceShim"]),
+        // The live wiring: configuration -> master keys, store, crypto, face engine -> services,
+        // and the housekeeping a running server needs; used by `custos serve` and the tests' live server.
+        .target(name: "CustosRuntime", dependencies: ["CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosServer", "CustosFace"]),
         // Client SDK for apps.
         .target(name: "CustosSDK", dependencies: [
             "CustosAPI",
@@ -50,7 +53,7 @@ let package = Package(
         .executableTarget(
             name: "custos",
             dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosServer", "CustosSDK",
-                           "CustosFace"]
+                           "CustosFace", "CustosRuntime"]
         ),
 
         // Shared by test targets only (environment, child processes); not a product.
@@ -60,7 +63,7 @@ let package = Package(
         .testTarget(name: "CustosHTTPTests", dependencies: ["CustosHTTP"]),
         .testTarget(name: "CustosStoreTests", dependencies: ["CustosStore", "CustosCore", "CustosTestSupport"]),
         .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCore"]),
-        .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosFace", "CustosTestSupport"]),
+        .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosFace", "CustosRuntime", "CustosTestSupport"]),
         .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI", "CustosCrypto"]),
         .testTarget(name: "CustosFaceTests", dependencies: ["CustosFace", "CustosCore", "CFaceShim", "CustosTestSupport"]),
         .testTarget(name: "CustosCLITests", dependencies: ["CustosAPI", "CustosCore", "CustosStore", "CustosCrypto", "CustosTestSupport"]),

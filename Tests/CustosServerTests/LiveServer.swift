@@ -1,6 +1,7 @@
 import CustosCore
 import CustosCrypto
 import CustosHTTP
+import CustosRuntime
 import CustosSDK
 import CustosServer
 import CustosStore
@@ -62,27 +63,29 @@ struct LiveServer {
 
     /// With `idv`, server biometrics run on the shared face engine (see `FaceFixture`). Tests
     /// read the app's answer with its evidence (`resultDetailToApp`) unless `resultDetail` is false.
+    /// The wiring is the executable's, with a cheap Argon2id cost and a clock the test moves.
     init(store: SQLStore, policy: IdentityPolicy = IdentityPolicy(), idv idvPolicy: IDVPolicy? = nil,
          masterKey: MasterKey = LiveServer.masterKey, resultDetail: Bool = true, auditStore: (any AuditStore)? = nil,
          rateLimiter: RateLimiter? = nil) throws {
         self.store = store
-        let auditStore = auditStore ?? store
-        (identity, apiKeys, clock) = try Self.services(store: store, policy: policy, auditStore: auditStore)
-        signer = SigningKeyRing(store: store, masterKey: masterKey)
+        var configuration = ServerConfiguration()
+        configuration.identity = policy
+        configuration.argon2Iterations = Argon2id.Cost.testing.iterations
+        configuration.argon2MemoryKiB = Argon2id.Cost.testing.memoryKiB
+        configuration.idvEnabled = idvPolicy != nil
         if var idvPolicy {
             idvPolicy.resultDetailToApp = resultDetail
-            idv = IDVService(store: store, identity: identity, faces: try FaceFixture.engine(),
-                             liveness: ChallengeLivenessDetector(policy: idvPolicy.liveness),
-                             cipher: MasterKeyTemplateCipher(masterKey: masterKey), audit: Self.audit(auditStore, clock: clock),
-                             digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock, policy: idvPolicy,
-                             signer: signer, verdictSigning: Self.verdictSigning)
-        } else {
-            idv = nil
+            configuration.idv = idvPolicy
         }
-        server = CustosApplication.makeServer(
-            ApplicationDependencies(database: store, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv, signer: signer,
-                                    rateLimiter: rateLimiter),
-            configuration: HTTPServerConfiguration(port: 0, threads: 2), logger: Logger(sink: log, level: .info))
+        configuration.issuer = Self.verdictSigning.issuer
+        configuration.idvAudience = Self.verdictSigning.audience
+        clock = TestClock()
+        let services = try ApplicationFactory.services(
+            configuration, store: store, masterKeys: MasterKeys(primary: masterKey),
+            parts: RuntimeParts(clock: clock, faces: idvPolicy == nil ? nil : try FaceFixture.engine(), auditStore: auditStore))
+        (identity, apiKeys, idv, signer) = (services.identity, services.apiKeys, services.idv, services.signer)
+        server = CustosApplication.makeServer(services.dependencies(database: store, rateLimiter: rateLimiter),
+                                              configuration: HTTPServerConfiguration(port: 0, threads: 2), logger: Logger(sink: log, level: .info))
         try server.start()
     }
 
@@ -90,18 +93,7 @@ struct LiveServer {
     static let masterKey = MasterKey.generate()
 
     static func audit(_ store: any AuditStore, clock: any Clock = SystemClock()) -> AuditTrail {
-        AuditTrail(store: store, digester: MasterKeyAuditDigester(masterKey: LiveServer.masterKey), clock: clock)
-    }
-
-    /// The same wiring as the executable, with a cheap Argon2id cost and a clock the test moves.
-    static func services(store: SQLStore, policy: IdentityPolicy,
-                         auditStore: (any AuditStore)? = nil) throws -> (IdentityService, APIKeyService, TestClock) {
-        let clock = TestClock()
-        let identity = try IdentityService(store: store, hasher: Argon2id(cost: .testing), keys: P256DeviceKeyVerifier(),
-                                           digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock, policy: policy,
-                                           audit: audit(auditStore ?? store, clock: clock))
-        let apiKeys = APIKeyService(store: store, digester: SHA256SecretDigester(), random: SecureRandom(), clock: clock)
-        return (identity, apiKeys, clock)
+        ApplicationFactory.auditTrail(store: store, masterKeys: MasterKeys(primary: LiveServer.masterKey), clock: clock)
     }
 
     /// An app's client with its own device key directory.

@@ -1,3 +1,4 @@
+import CustosRuntime
 import Foundation
 
 /// One `custos` subcommand: its spec and what it does.
@@ -37,12 +38,18 @@ enum CommandLineTool {
             }
             return try command.run(parsed)
         } catch let error as UsageError {
-            Console.error("custos \(command.spec.path): \(error.message) (see custos \(command.spec.path) --help)")
-            return .usage
+            return usage(error.message, command)
+        } catch let error as RuntimeError where error.kind == .configuration {
+            return usage(error.message, command)
         } catch {
             Console.error("custos \(command.spec.path): \(error)")
             return .failure
         }
+    }
+
+    private static func usage(_ message: String, _ command: Command) -> ExitCode {
+        Console.error("custos \(command.spec.path): \(message) (see custos \(command.spec.path) --help)")
+        return .usage
     }
 
     /// The longest command path that prefixes the words.

@@ -1,3 +1,4 @@
+import CustosRuntime
 import CustosServer
 import CustosStore
 

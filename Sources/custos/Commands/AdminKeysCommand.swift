@@ -1,5 +1,6 @@
 import CustosCore
 import CustosCrypto
+import CustosRuntime
 import CustosServer
 import Foundation
 

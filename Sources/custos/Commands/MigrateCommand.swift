@@ -1,3 +1,4 @@
+import CustosRuntime
 import CustosServer
 
 /// `custos migrate`: bring the database schema up to date and exit.

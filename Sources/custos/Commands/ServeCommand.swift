@@ -1,5 +1,6 @@
 import CustosCore
 import CustosHTTP
+import CustosRuntime
 import CustosServer
 import Dispatch
 import Foundation
@@ -52,10 +53,10 @@ enum ServeCommand {
         let masterKey = masterKeys.primary
         let store = try MasterKeyLoader.openStore(configuration, checking: masterKeys)
         let server: HTTPServer
-        let dependencies: ApplicationDependencies
+        let services: RuntimeServices
         do {
-            dependencies = try ApplicationFactory.dependencies(configuration, store: store, masterKeys: masterKeys)
-            server = CustosApplication.makeServer(dependencies, configuration: configuration.http, logger: logger)
+            services = try ApplicationFactory.services(configuration, store: store, masterKeys: masterKeys)
+            server = CustosApplication.makeServer(services.dependencies(database: store), configuration: configuration.http, logger: logger)
             try server.start()
         } catch {
             store.close()
@@ -77,15 +78,7 @@ enum ServeCommand {
         }
         sink.flush()
 
-        var sweeps: [Housekeeping.Sweep] = [
-            .tokens(store), .frameMemories(store), .documents(store),
-            .counters(store, prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
-            .init("expired_sessions_purged") { [identity = dependencies.identity] _ in try identity.purgeExpiredSessions() },
-        ]
-        if let idv = dependencies.idv {
-            sweeps.append(.init("expired_idv_transactions_closed") { _ in try idv.closeExpiredTransactions() })
-        }
-        let housekeeping = Housekeeping(sweeps: sweeps, clock: SystemClock(), logger: logger)
+        let housekeeping = services.startHousekeeping(store: store, configuration: configuration, logger: logger)
 
         let signal = waitForTerminationSignal()
         logger.info("shutting_down", ["signal": .string(signal)])

@@ -1,26 +1,26 @@
+import CustosCore
 import CustosCrypto
 import CustosServer
 import CustosStore
-import CustosCore
 import Foundation
 
 /// Finds the master key: given directly, in a file, or — in `--dev` only — generated once
-/// and kept in the data directory. Outside `--dev` a missing key is a usage error. During a
+/// and kept in the data directory. Outside `--dev` a missing key is a configuration error. During a
 /// master key rotation the previous key comes from `previous_master_key_file`.
-enum MasterKeyLoader {
+public enum MasterKeyLoader {
     /// The master key and, when `previous_master_key_file` is set, the previous one.
-    static func load(_ configuration: ServerConfiguration) throws -> MasterKeys {
+    public static func load(_ configuration: ServerConfiguration) throws -> MasterKeys {
         let primary = try loadPrimary(configuration)
         guard let path = configuration.previousMasterKeyFile else { return MasterKeys(primary: primary) }
         let previous = try read(path, origin: "previous master key file")
         guard previous.keyID != primary.keyID else {
-            throw UsageError("the previous master key file \(path) holds the master key itself (\(primary.keyID))")
+            throw RuntimeError(.configuration, "the previous master key file \(path) holds the master key itself (\(primary.keyID))")
         }
         return MasterKeys(primary: primary, previous: previous)
     }
 
     /// The master key alone.
-    static func loadPrimary(_ configuration: ServerConfiguration) throws -> MasterKey {
+    public static func loadPrimary(_ configuration: ServerConfiguration) throws -> MasterKey {
         if let text = configuration.masterKey {
             return try parse(text, origin: "CUSTOS_MASTER_KEY")
         }
@@ -28,27 +28,27 @@ enum MasterKeyLoader {
             return try read(path, origin: "master key file")
         }
         guard configuration.development else {
-            throw UsageError("a master key is required: set CUSTOS_MASTER_KEY_FILE (or --master-key-file) to a file holding 32 random bytes in base64, or use --dev for development")
+            throw RuntimeError(.configuration, "a master key is required: set CUSTOS_MASTER_KEY_FILE (or --master-key-file) to a file holding 32 random bytes in base64, or use --dev for development")
         }
         return try developmentKey(at: configuration.developmentKeyPath, directory: configuration.dataDirectory)
     }
 
     /// The key in the file at `path`; `origin` names the file in messages ("master key file").
-    static func read(_ path: String, origin: String) throws -> MasterKey {
+    public static func read(_ path: String, origin: String) throws -> MasterKey {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw UsageError("cannot read the \(origin) \(path)")
+            throw RuntimeError(.failure, "cannot read the \(origin) \(path)")
         }
         return try parse(String(decoding: data, as: UTF8.self), origin: "\(origin) \(path)")
     }
 
     /// The store of `configuration`, opened and migrated, once the keys are checked against it.
-    static func openStore(_ configuration: ServerConfiguration, checking keys: MasterKeys) throws -> SQLStore {
+    public static func openStore(_ configuration: ServerConfiguration, checking keys: MasterKeys) throws -> SQLStore {
         try openStore(configuration, checking: keys.primary, alsoAccepting: keys.previous)
     }
 
     /// The store of `configuration`, opened and migrated, once `key` is checked against it
     /// (the data may record `other` instead).
-    static func openStore(_ configuration: ServerConfiguration, checking key: MasterKey, alsoAccepting other: MasterKey?) throws -> SQLStore {
+    public static func openStore(_ configuration: ServerConfiguration, checking key: MasterKey, alsoAccepting other: MasterKey?) throws -> SQLStore {
         let store = try StoreFactory.open(configuration, migrate: true)
         do {
             try check(key, alsoAccepting: other, against: store, configuration)
@@ -64,14 +64,14 @@ enum MasterKeyLoader {
     /// a wrong key file, or `--dev` against production data, stops here with a clear message
     /// instead of failing on the first template it cannot open. During a rotation the data
     /// may record `other` instead (the previous key, before the rotation has finished).
-    static func check(_ key: MasterKey, alsoAccepting other: MasterKey? = nil, against store: any ServerMetadataStore,
+    public static func check(_ key: MasterKey, alsoAccepting other: MasterKey? = nil, against store: any ServerMetadataStore,
                       _ configuration: ServerConfiguration) throws {
         let stored = try store.metadata(MasterKeys.metadataName, storingIfAbsent: key.keyID)
         guard stored == key.keyID || stored == other?.keyID else {
             let given = configuration.masterKey != nil ? "CUSTOS_MASTER_KEY"
                 : configuration.masterKeyFile.map { "the master key file \($0)" }
                 ?? "the development key in \(configuration.developmentKeyPath) (--dev)"
-            throw CommandFailure("this data is sealed with master key \(stored), but \(given) is key \(key.keyID): start with the key this data was made with")
+            throw RuntimeError(.failure, "this data is sealed with master key \(stored), but \(given) is key \(key.keyID): start with the key this data was made with")
         }
     }
 
@@ -79,7 +79,7 @@ enum MasterKeyLoader {
         do {
             return try MasterKey(base64: text.trimmingCharacters(in: .whitespacesAndNewlines))
         } catch {
-            throw UsageError("\(origin) is not a valid master key: \(error)")
+            throw RuntimeError(.configuration, "\(origin) is not a valid master key: \(error)")
         }
     }
 
@@ -92,7 +92,7 @@ enum MasterKeyLoader {
         let key = MasterKey.generate()
         guard FileManager.default.createFile(atPath: path, contents: Data((key.exportBase64() + "\n").utf8),
                                              attributes: [.posixPermissions: 0o600]) else {
-            throw UsageError("cannot write the development master key to \(path)")
+            throw RuntimeError(.failure, "cannot write the development master key to \(path)")
         }
         return key
     }

@@ -3,8 +3,8 @@ import CustosStore
 
 /// Opens the store the configuration names: PostgreSQL for a database URL, else SQLite in
 /// the data directory.
-enum StoreFactory {
-    static func open(_ configuration: ServerConfiguration, migrate: Bool) throws -> SQLStore {
+public enum StoreFactory {
+    public static func open(_ configuration: ServerConfiguration, migrate: Bool) throws -> SQLStore {
         try SQLStore.open(
             databaseURL: configuration.databaseURL,
             dataDirectory: configuration.dataDirectory,
@@ -15,7 +15,7 @@ enum StoreFactory {
     }
 
     /// For logs and messages: never the URL itself (it may hold a password).
-    static func describe(_ configuration: ServerConfiguration) -> String {
+    public static func describe(_ configuration: ServerConfiguration) -> String {
         configuration.databaseURL == nil ? "sqlite \(configuration.sqlitePath)" : "postgresql"
     }
 }

@@ -1,0 +1,64 @@
+import CustosCore
+import CustosCrypto
+import CustosFace
+import CustosServer
+import CustosStore
+import Foundation
+
+/// Wires the live parts (store, OpenSSL/Argon2 crypto, face engine, clock) into the
+/// application's services, the same way for `custos serve` and for the tests' live server.
+public enum ApplicationFactory {
+    /// The services of `configuration` over `store`. The Argon2id cost comes from the
+    /// configuration; `parts` replaces the clock, the face engine or the audit store.
+    public static func services(_ configuration: ServerConfiguration, store: SQLStore, masterKeys: MasterKeys,
+                                parts: RuntimeParts = RuntimeParts()) throws -> RuntimeServices {
+        let random = SecureRandom()
+        let digester = SHA256SecretDigester()
+        let clock = parts.clock
+        let hasher = Argon2id(cost: .init(iterations: configuration.argon2Iterations, memoryKiB: configuration.argon2MemoryKiB,
+                                          parallelism: 1), random: random)
+        let audit = auditTrail(store: parts.auditStore ?? store, masterKeys: masterKeys, clock: clock)
+        let identity = try IdentityService(store: store, hasher: hasher, keys: P256DeviceKeyVerifier(), digester: digester,
+                                           random: random, clock: clock, policy: configuration.identity, audit: audit)
+        let apiKeys = APIKeyService(store: store, digester: digester, random: random, clock: clock)
+        let signer = SigningKeyRing(store: store, masterKeys: masterKeys, random: random)
+        var idv: IDVService?
+        if configuration.idvEnabled {
+            idv = IDVService(store: store, identity: identity, faces: try parts.faces ?? faceEngine(configuration),
+                             liveness: ChallengeLivenessDetector(policy: configuration.idv.liveness),
+                             cipher: MasterKeyTemplateCipher(masterKeys: masterKeys), audit: audit,
+                             digester: digester, random: random, clock: clock, policy: configuration.idv, signer: signer,
+                             verdictSigning: VerdictSigning(issuer: configuration.resolvedIssuer, audience: configuration.idvAudience))
+        }
+        return RuntimeServices(identity: identity, apiKeys: apiKeys, idv: idv, signer: signer, clock: clock)
+    }
+
+    /// The audit trail, its chain keyed under the master key (events of the previous one, during
+    /// a master key rotation, still verify).
+    public static func auditTrail(store: any AuditStore, masterKeys: MasterKeys, clock: any Clock = SystemClock()) -> AuditTrail {
+        AuditTrail(store: store, digester: MasterKeyAuditDigester(masterKey: masterKeys.primary),
+                   previousDigester: masterKeys.previous.map(MasterKeyAuditDigester.init(masterKey:)), clock: clock)
+    }
+
+    /// API keys straight in the database (bootstrap: the first admin key needs no server).
+    public static func apiKeyService(store: SQLStore) -> APIKeyService {
+        APIKeyService(store: store, digester: SHA256SecretDigester(), random: SecureRandom(), clock: SystemClock())
+    }
+
+    /// The face engine biometrics run on, one instance per configured worker; liveness needs
+    /// its 68-point landmarks.
+    private static func faceEngine(_ configuration: ServerConfiguration) throws -> FaceEngine {
+        let engine: FaceEngine
+        do {
+            engine = try FaceEngine(configuration: FaceEngineConfiguration(
+                models: FaceModelFiles.locate(), poolSize: configuration.faceWorkers ?? ProcessInfo.processInfo.activeProcessorCount,
+                useCNNDetector: true))
+        } catch {
+            throw RuntimeError(.configuration, "server biometrics need the face models (\(error.message)); run scripts/install-deps.sh, set CUSTOS_MODELS_DIR, or serve with --idv=false")
+        }
+        guard engine.has68PointLandmarks else {
+            throw RuntimeError(.configuration, "liveness needs the 68-point landmark model (shape_predictor_68_face_landmarks.dat); serve with --idv=false to run without server biometrics")
+        }
+        return engine
+    }
+}

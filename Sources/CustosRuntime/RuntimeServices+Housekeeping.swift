@@ -1,0 +1,21 @@
+import CustosCore
+import CustosHTTP
+import CustosServer
+import CustosStore
+
+extension RuntimeServices {
+    /// Starts the periodic sweeps a running server needs: spent tokens, remembered takes,
+    /// document images past retention, stale lockout counters, expired sessions and IDV
+    /// transactions. Stop it before closing `store`.
+    public func startHousekeeping(store: SQLStore, configuration: ServerConfiguration, logger: Logger) -> Housekeeping {
+        var sweeps: [Housekeeping.Sweep] = [
+            .tokens(store), .frameMemories(store), .documents(store),
+            .counters(store, prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
+            .init("expired_sessions_purged") { [identity] _ in try identity.purgeExpiredSessions() },
+        ]
+        if let idv {
+            sweeps.append(.init("expired_idv_transactions_closed") { _ in try idv.closeExpiredTransactions() })
+        }
+        return Housekeeping(sweeps: sweeps, clock: clock, logger: logger)
+    }
+}
