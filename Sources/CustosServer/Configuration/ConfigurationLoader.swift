@@ -1,5 +1,4 @@
 import CustosCore
-import CustosHTTP
 import Foundation
 
 /// A configuration problem, named precisely enough to fix it.
@@ -119,122 +118,12 @@ public struct ConfigurationLoader {
         return values
     }
 
-    private func apply(_ setting: Setting, _ value: String, source: SettingSource, to c: inout ServerConfiguration) throws {
-        func invalid(_ reason: String) -> ConfigurationError {
-            ConfigurationError("invalid \(setting.key) (from \(source == .flag ? setting.flag : source == .environment ? setting.environmentVariable : source.description)): \(reason)")
-        }
-        switch setting.kind {
-        case .integer(let range):
-            guard let number = Int(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
-                throw invalid("'\(value)' is not an integer in \(range.lowerBound)...\(range.upperBound)")
-            }
-            assign(setting, integer: number, to: &c)
-        case .boolean:
-            switch value.lowercased() {
-            case "1", "true", "yes", "on": assign(setting, boolean: true, to: &c)
-            case "0", "false", "no", "off", "": assign(setting, boolean: false, to: &c)
-            default: throw invalid("'\(value)' is not a boolean (true/false)")
-            }
-        case .choice(let choices):
-            guard choices.contains(value.lowercased()) else {
-                throw invalid("'\(value)' is not one of \(choices.joined(separator: ", "))")
-            }
-            assign(setting, string: value.lowercased(), to: &c)
-        case .decimal(let range):
-            guard let number = Double(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
-                throw invalid("'\(value)' is not a number in \(range.lowerBound)...\(range.upperBound)")
-            }
-            if setting == .matchThreshold { c.idv.matchThreshold = number }
-        case .string:
-            guard !value.isEmpty else { throw invalid("must not be empty") }
-            if setting == .livenessActions {
-                var actions: [LivenessAction] = []
-                for name in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-                    guard let action = LivenessAction(rawValue: name) else {
-                        throw invalid("'\(name)' is not one of \(LivenessAction.allCases.map(\.rawValue).joined(separator: ", "))")
-                    }
-                    if !actions.contains(action) { actions.append(action) }
-                }
-                guard !actions.isEmpty else { throw invalid("name at least one action") }
-                c.idv.liveness.allowedActions = actions
-                if actions.count == 1 { c.idv.liveness.actionsPerChallenge = 1 }
-                return
-            }
-            if setting == .livenessPause {
-                let bounds = value.split(separator: "-", maxSplits: 1).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-                guard let low = bounds.first ?? nil, let high = bounds.count == 2 ? bounds[1] : Optional(low),
-                      low >= 0, high >= low, high <= 10 else {
-                    throw invalid("'\(value)' is not MIN-MAX seconds with 0 <= MIN <= MAX <= 10 (or one number)")
-                }
-                c.idv.liveness.pauseRange = low...high
-                return
-            }
-            if setting == .databaseURL, !(value.hasPrefix("postgres://") || value.hasPrefix("postgresql://")) {
-                throw invalid("must start with postgres:// or postgresql://")
-            }
-            assign(setting, string: value, to: &c)
-        }
-    }
-
-    private func assign(_ setting: Setting, integer: Int, to c: inout ServerConfiguration) {
-        switch setting {
-        case .port: c.http.port = integer
-        case .threads: c.http.threads = integer
-        case .workers: c.http.workers = integer
-        case .queueLimit: c.http.queueLimit = integer
-        case .maxBodyBytes: c.http.maxUploadBytes = integer
-        case .maxJSONBodyBytes: c.http.maxBodyBytes = integer
-        case .connectionTimeout: c.http.connectionTimeoutSeconds = integer
-        case .maxConnections: c.http.maxConnections = integer
-        case .maxConnectionsPerIP: c.http.maxConnectionsPerIP = integer
-        case .shutdownGrace: c.http.shutdownGraceSeconds = Double(integer)
-        case .databasePoolSize: c.databasePoolSize = integer
-        case .maxAttempts: c.identity.maximumAttempts = Int64(integer)
-        case .lockoutSeconds: c.identity.lockoutBase = TimeInterval(integer)
-        case .passwordPeriodicDays: c.passwordPeriodicDays = integer
-        case .passwordMaxAgeDays: c.identity.passwordMaximumAge = integer == 0 ? nil : TimeInterval(integer) * 86400
-        case .passwordMinLength: c.identity.passwordMinimumLength = integer
-        case .sessionIdleMinutes: c.identity.sessionIdleTimeout = TimeInterval(integer) * 60
-        case .sessionLifetimeHours: c.identity.sessionLifetime = TimeInterval(integer) * 3600
-        case .argon2MemoryKiB: c.argon2MemoryKiB = integer
-        case .argon2Iterations: c.argon2Iterations = integer
-        case .faceWorkers: c.faceWorkers = integer
-        case .livenessActionsPerChallenge: c.idv.liveness.actionsPerChallenge = integer
-        case .livenessMinFaceWidth: c.idv.liveness.minimumFaceWidth = Double(integer)
-        case .livenessMaxFrames: c.idv.liveness.maximumFrames = integer
-        case .reenrollmentWindow: c.idv.reenrollmentWindow = TimeInterval(integer)
-        case .takeMemoryDays: c.idv.seenFrameMemory = TimeInterval(integer) * 86400
-        case .documentRetentionDays: c.idv.documentRetention = TimeInterval(integer) * 86400
-        default: break
-        }
-    }
-
-    private func assign(_ setting: Setting, boolean: Bool, to c: inout ServerConfiguration) {
-        if setting == .dev { c.development = boolean }
-        if setting == .idv { c.idvEnabled = boolean }
-        if setting == .idvResultDetail { c.idv.resultDetailToApp = boolean }
-    }
-
-    private func assign(_ setting: Setting, string: String, to c: inout ServerConfiguration) {
-        switch setting {
-        case .host: c.http.host = string
-        case .dataDir: c.dataDirectory = string
-        case .databaseURL: c.databaseURL = string
-        case .masterKey: c.masterKey = string
-        case .masterKeyFile: c.masterKeyFile = string
-        case .previousMasterKeyFile: c.previousMasterKeyFile = string
-        case .logLevel: c.logLevel = Logger.Level(name: string) ?? .info
-        case .sqliteSynchronous: c.sqliteSynchronous = ServerConfiguration.SQLiteSynchronous(rawValue: string) ?? .full
-        case .issuer: c.issuer = string
-        case .idvAudience: c.idvAudience = string
-        case .enrollment: c.idv.enrollment = EnrollmentAuthorization(rawValue: string) ?? .session
-        case .passwordAtLogin:
-            c.identity.passwordAtLogin = switch string {
-            case "never": .never
-            case "periodic": .everyDays(c.passwordPeriodicDays)
-            default: .always
-            }
-        default: break
+    private func apply(_ setting: Setting, _ value: String, source: SettingSource, to configuration: inout ServerConfiguration) throws {
+        do {
+            try setting.apply(value, to: &configuration)
+        } catch let error as Setting.Invalid {
+            let origin = source == .flag ? setting.flag : source == .environment ? setting.environmentVariable : source.description
+            throw ConfigurationError("invalid \(setting.key) (from \(origin)): \(error.reason)")
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 
 /// Everything `custos serve` needs, resolved from flags, environment and config file.
 public struct ServerConfiguration: Sendable, Equatable {
-    public enum SQLiteSynchronous: String, Sendable, Equatable {
+    public enum SQLiteSynchronous: String, Sendable, Equatable, CaseIterable {
         case full, normal
     }
 

@@ -20,7 +20,7 @@ enum ServeCommand {
         settings.map { setting in
             let name = String(setting.flag.dropFirst(2))
             let help = "\(setting.help) [\(setting.environmentVariable)]"
-            if case .boolean = setting.kind { return .switch(name, help) }
+            if setting.isBoolean { return .switch(name, help) }
             return .value(name, "VALUE", help)
         }
     }

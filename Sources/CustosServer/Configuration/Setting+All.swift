@@ -1,0 +1,87 @@
+import CustosCore
+import CustosHTTP
+import Foundation
+
+extension Setting {
+    public static let host = Setting.text("host", help: "address to listen on (default 127.0.0.1)") { $0.http.host = $1 }
+    public static let port = Setting.integer("port", 0...65535, help: "port to listen on; 0 picks a free one (default 8080)") { $0.http.port = $1 }
+    public static let dataDir = Setting.text("data_dir", help: "directory for the SQLite database and the dev master key (default ./.custos)") { $0.dataDirectory = $1 }
+    public static let databaseURL = Setting.text("database_url", help: "postgres://… to use PostgreSQL instead of SQLite", secret: true, parse: { text in
+        guard text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") else { throw Invalid(reason: "must start with postgres:// or postgresql://") }
+        return text
+    }, apply: { $0.databaseURL = $1 })
+    /// Read before every other setting (it names the file they may come from); nothing to apply.
+    public static let config = Setting.text("config", help: "JSON configuration file") { _, _ in }
+    public static let dev = Setting.boolean("dev", help: "development mode: generate and keep a master key in the data directory") { $0.development = $1 }
+    public static let masterKey = Setting.text("master_key", help: "master key, 32 bytes in base64 (prefer master_key_file)", secret: true) { $0.masterKey = $1 }
+    public static let masterKeyFile = Setting.text("master_key_file", help: "file holding the base64 master key") { $0.masterKeyFile = $1 }
+    public static let previousMasterKeyFile = Setting.text("previous_master_key_file", help: "during a master key rotation: file holding the previous master key, which still opens what it sealed") { $0.previousMasterKeyFile = $1 }
+    public static let threads = Setting.integer("threads", 1...1024, help: "HTTP event-loop threads (default cores x 2)") { $0.http.threads = $1 }
+    public static let workers = Setting.integer("workers", 1...1024, help: "threads that run request handlers (default cores x 2)") { $0.http.workers = $1 }
+    public static let queueLimit = Setting.integer("queue_limit", 0...100_000, help: "requests that may wait for a worker before 503 server_busy (default 128)") { $0.http.queueLimit = $1 }
+    public static let maxBodyBytes = Setting.integer("max_body_bytes", 1024...(1 << 30), help: "largest upload accepted: selfie frames, document images (default 8388608)") { $0.http.maxUploadBytes = $1 }
+    public static let maxJSONBodyBytes = Setting.integer("max_json_body_bytes", 1024...(1 << 30), help: "largest body of any other request (default 65536)") { $0.http.maxBodyBytes = $1 }
+    public static let connectionTimeout = Setting.integer("connection_timeout", 1...3600, help: "seconds before an idle connection is closed (default 30)") { $0.http.connectionTimeoutSeconds = $1 }
+    public static let maxConnections = Setting.integer("max_connections", 1...100_000, help: "connections open at once (default 1000)") { $0.http.maxConnections = $1 }
+    public static let maxConnectionsPerIP = Setting.integer("max_connections_per_ip", 0...100_000, help: "connections open at once from one IP; 0 = no limit (default 128; raise it behind a reverse proxy)") { $0.http.maxConnectionsPerIP = $1 }
+    public static let shutdownGrace = Setting.integer("shutdown_grace", 0...3600, help: "seconds to finish in-flight requests on shutdown (default 10)") { $0.http.shutdownGraceSeconds = Double($1) }
+    public static let logLevel = Setting.choice("log_level", named: { (level: Logger.Level) in level.name }, help: "least severe log level written (default info)") { $0.logLevel = $1 }
+    public static let sqliteSynchronous = Setting.choice("sqlite_synchronous", named: { (mode: ServerConfiguration.SQLiteSynchronous) in mode.rawValue }, help: "SQLite durability: full (default) or normal") { $0.sqliteSynchronous = $1 }
+    public static let databasePoolSize = Setting.integer("database_pool_size", 1...256, help: "database connections (PostgreSQL) or SQLite readers (default 4)") { $0.databasePoolSize = $1 }
+
+    public static let maxAttempts = Setting.integer("max_attempts", 1...100, help: "failed attempts (any factor) before a user is locked (default 5)") { $0.identity.maximumAttempts = Int64($1) }
+    public static let lockoutSeconds = Setting.integer("lockout_seconds", 1...86400, help: "first lockout; each further one doubles, up to a day (default 300)") { $0.identity.lockoutBase = TimeInterval($1) }
+    /// `periodic` takes its days from `password_periodic_days` once every setting is read.
+    public static let passwordAtLogin = Setting.choice("password_at_login", named: { (choice: PasswordAtLoginChoice) in choice.rawValue }, help: "password with the device signature: always (default), periodic, never") {
+        $0.identity.passwordAtLogin = switch $1 {
+        case .always: .always
+        case .periodic: .everyDays($0.passwordPeriodicDays)
+        case .never: .never
+        }
+    }
+    public static let passwordPeriodicDays = Setting.integer("password_periodic_days", 1...3650, help: "with password_at_login=periodic: days between password logins (default 7)") { $0.passwordPeriodicDays = $1 }
+    public static let passwordMaxAgeDays = Setting.integer("password_max_age_days", 0...3650, help: "days before a password expires (status 110); 0 = never (default 90)") { $0.identity.passwordMaximumAge = $1 == 0 ? nil : TimeInterval($1) * 86400 }
+    public static let passwordMinLength = Setting.integer("password_min_length", 4...128, help: "shortest password accepted (default 8)") { $0.identity.passwordMinimumLength = $1 }
+    public static let sessionIdleMinutes = Setting.integer("session_idle_minutes", 1...10080, help: "session idle timeout (default 30)") { $0.identity.sessionIdleTimeout = TimeInterval($1) * 60 }
+    public static let sessionLifetimeHours = Setting.integer("session_lifetime_hours", 1...8760, help: "session absolute lifetime (default 12)") { $0.identity.sessionLifetime = TimeInterval($1) * 3600 }
+    public static let argon2MemoryKiB = Setting.integer("argon2_memory_kib", 8...4_194_304, help: "Argon2id memory cost in KiB (default 65536)") { $0.argon2MemoryKiB = $1 }
+    public static let argon2Iterations = Setting.integer("argon2_iterations", 1...100, help: "Argon2id time cost (default 3)") { $0.argon2Iterations = $1 }
+
+    public static let idv = Setting.boolean("idv", help: "server biometrics (needs the face models; default true)") { $0.idvEnabled = $1 }
+    public static let faceWorkers = Setting.integer("face_workers", 1...256, help: "face engine instances, each analysing one image at a time (default: cores)") { $0.faceWorkers = $1 }
+    public static let matchThreshold = Setting.decimal("match_threshold", 0.05...1.5, help: "face descriptor distance at or below which faces match (default: the calibrated value)") { $0.idv.matchThreshold = $1 }
+    /// One action alone makes one-action challenges (no action twice in a row).
+    public static let livenessActions = Setting.text("liveness_actions", help: "actions a challenge draws from, comma-separated: blink, turn_left, turn_right, open_mouth (default: blink, turn_left, turn_right)", parse: livenessActionList) {
+        $0.idv.liveness.allowedActions = $1
+        if $1.count == 1 { $0.idv.liveness.actionsPerChallenge = 1 }
+    }
+    public static let livenessPause = Setting.text("liveness_pause", help: "random pause before a challenge's first action, MIN-MAX seconds, e.g. 0.5-2 (default 0: none)", parse: secondsRange) { $0.idv.liveness.pauseRange = $1 }
+    public static let livenessActionsPerChallenge = Setting.integer("liveness_actions_per_challenge", 1...5, help: "actions per liveness challenge (default 2)") { $0.idv.liveness.actionsPerChallenge = $1 }
+    public static let livenessMinFaceWidth = Setting.integer("liveness_min_face_width", 20...4096, help: "narrowest face accepted in a frame, pixels (default 60)") { $0.idv.liveness.minimumFaceWidth = Double($1) }
+    public static let livenessMaxFrames = Setting.integer("liveness_max_frames", 2...120, help: "most frames per upload (default 40)") { $0.idv.liveness.maximumFrames = $1 }
+    public static let enrollment = Setting.choice("enrollment", named: { (who: EnrollmentAuthorization) in who.rawValue }, help: "who may enrol a first template: session (default) or grant (the relying party's single-use grant)") { $0.idv.enrollment = $1 }
+    public static let reenrollmentWindow = Setting.integer("reenrollment_window", 0...86400, help: "seconds after a MATCHED authentication in which the session may replace the template (default 300)") { $0.idv.reenrollmentWindow = TimeInterval($1) }
+    public static let takeMemoryDays = Setting.integer("take_memory_days", 0...365, help: "days a submitted selfie take is remembered to refuse its replays; 0 turns the check off (benchmarks only; default 90)") { $0.idv.seenFrameMemory = TimeInterval($1) * 86400 }
+    public static let documentRetentionDays = Setting.integer("document_retention_days", 1...3650, help: "days a document scan's images are kept for the relying party's review (default 30); deleting the user deletes them at once") { $0.idv.documentRetention = TimeInterval($1) * 86400 }
+    public static let issuer = Setting.text("issuer", help: "this server's public base URL, the iss of what it signs (default http://HOST:PORT)") { $0.issuer = $1 }
+    public static let idvAudience = Setting.text("idv_audience", help: "the relying party signed IDV results are for (their aud; default custos)") { $0.idvAudience = $1 }
+    /// Unset, it follows `dev` (see `ConfigurationLoader`).
+    public static let idvResultDetail = Setting.boolean("idv_result_detail", help: "development: the app's IDV answer carries distance, threshold and liveness reason (default: on with --dev only)") { $0.idv.resultDetailToApp = $1 }
+
+    /// Every setting `custos serve` understands, in the order help and the start-up print show
+    /// them, which is also the order they are applied in (`liveness_actions` before
+    /// `liveness_actions_per_challenge`, so an explicit count wins).
+    public static let all: [Setting] = [
+        .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .workers, .queueLimit, .maxBodyBytes, .maxJSONBodyBytes,
+        .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .shutdownGrace, .logLevel, .sqliteSynchronous,
+        .databasePoolSize, .maxAttempts, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
+        .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,
+        .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessPause, .livenessMinFaceWidth, .livenessMaxFrames,
+        .enrollment, .reenrollmentWindow, .takeMemoryDays, .documentRetentionDays, .issuer, .idvAudience, .idvResultDetail,
+    ]
+}
+
+/// The values of `password_at_login`; `IdentityPolicy.PasswordAtLogin` carries the days of `periodic`.
+enum PasswordAtLoginChoice: String, Sendable, CaseIterable {
+    case always, periodic, never
+}
