@@ -13,3 +13,11 @@ public struct Face: Sendable, Hashable, Codable {
         self.descriptor = descriptor
     }
 }
+
+extension Collection<Face> {
+    /// The face with the largest box by area: the subject of a selfie, the portrait of an
+    /// identity document, the face `custos face compare` compares.
+    public var largest: Face? {
+        self.max { $0.box.width * $0.box.height < $1.box.width * $1.box.height }
+    }
+}

@@ -80,7 +80,7 @@ extension IDVService {
         } catch {
             throw IDVError.imageUnreadable(what: what, code: error.code.rawValue)
         }
-        guard let portrait = portraits.max(by: { $0.box.width < $1.box.width }), let descriptor = portrait.descriptor else {
+        guard let portrait = portraits.largest, let descriptor = portrait.descriptor else {
             throw IDVError.documentNoFace
         }
         return descriptor

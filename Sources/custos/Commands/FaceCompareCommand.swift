@@ -33,7 +33,7 @@ enum FaceCompareCommand {
 
     private static func largestFace(_ path: String, engine: FaceEngine, options: FaceOptions) throws(FaceError) -> Face {
         let faces = try engine.analyze(FaceCommandSupport.readFile(path), options: options)
-        guard let face = faces.max(by: { $0.box.width * $0.box.height < $1.box.width * $1.box.height }) else {
+        guard let face = faces.largest else {
             throw FaceError(.noFace, "no face found in \(path)")
         }
         return face
