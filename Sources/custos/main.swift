@@ -1,3 +1,3 @@
 import Foundation
 
-exit(CommandLineTool.main(CommandLine.arguments).rawValue)
+exit(await CommandLineTool.main(CommandLine.arguments).rawValue)

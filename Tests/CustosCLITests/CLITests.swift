@@ -32,7 +32,7 @@ import FoundationNetworking
             let result = try CLI.run(arguments)
             #expect(result.status == 0)
             #expect(result.stdout.hasPrefix("usage: custos serve [options]"))
-            for expected in ["--host VALUE", "--port VALUE", "--data-dir VALUE", "--database-url VALUE", "--config VALUE", "--dev",
+            for expected in ["--host HOST", "--port PORT", "--data-dir DIR", "--database-url URL", "--config PATH", "--dev",
                              "[CUSTOS_PORT]", "[CUSTOS_DATABASE_URL]"] {
                 #expect(result.stdout.contains(expected), "missing \(expected)")
             }

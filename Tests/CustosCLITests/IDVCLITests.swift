@@ -59,6 +59,7 @@ struct IDVCLITests {
 
         let photo = try idv(["authenticate", "--frames", try frames(60...70, repeating: true), "--fps", "12"])
         #expect(photo.status == 4 && photo.stdout.contains("LIVENESS_FAILED") && photo.stdout.contains("4 attempts left"), "\(photo.stdout)")
+        #expect(photo.stdout.contains("the challenge asked for: blink\n") && !photo.stdout.contains("hint:"), "\(photo.stdout)")
 
         let noDocument = try idv(["kyc", "--frames", try frames(1...3)])
         #expect(noDocument.status == 2 && noDocument.stderr.contains("--document"))
@@ -77,6 +78,18 @@ struct IDVCLITests {
 
         #expect(try idv(["optout"]).status == 0)
         #expect(try idv(["status"]).status == 7)
+    }
+
+    /// A recording of blinks against a challenge for a head turn: the answer names the action
+    /// asked for and says why recorded frames could not show it.
+    @Test func aLivenessFailureNamesTheActionsAskedFor() throws {
+        let served = try IdentityCLITests.Served(extra: ["--liveness-actions", "turn_left"])
+        defer { served.stop() }
+        let idv = try activatedProfile("turner", on: served)
+        let failed = try idv(["optin", "--frames", try frames(1...25), "--fps", "12"])
+        #expect(failed.status == 4 && failed.stdout.contains("LIVENESS_FAILED"), "\(failed.stdout) \(failed.stderr)")
+        #expect(failed.stdout.contains("the challenge asked for: turn_left\n"), "\(failed.stdout)")
+        #expect(failed.stdout.contains("hint: recorded frames show only what was recorded"), "\(failed.stdout)")
     }
 
     @Test func documentScanAndTheRelyingPartysReads() throws {

@@ -6,6 +6,11 @@ struct OptionSpec: Sendable {
     let help: String
     /// A switch also takes `=true` or `=false`.
     let isSwitch: Bool
+    /// The default as `--help` shows it; nil when there is none to show.
+    var defaultText: String? = nil
+    /// Turns the text into the typed value a command reads (see `Option`); a usage error when
+    /// it does not fit.
+    var convert: (@Sendable (String) throws -> any Sendable)? = nil
 
     static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, valueName: valueName, help: help, isSwitch: false)
@@ -25,6 +30,12 @@ struct OptionSpec: Sendable {
     var synopsis: String {
         "--\(name)" + (valueName.map { " \($0)" } ?? "") + (isSwitch ? "[=true|false]" : "")
     }
+
+    /// The help line with the default, unless the help already says it.
+    var helpWithDefault: String {
+        guard let defaultText, !help.contains("(default") else { return help }
+        return "\(help) (default \(defaultText))"
+    }
 }
 
 /// What a command accepts, for parsing and for `--help`.
@@ -32,35 +43,50 @@ struct CommandSpec: Sendable {
     let path: String
     let summary: String
     let options: [OptionSpec]
-    /// Names of positional arguments; a trailing `...` on the last takes any number (zero or more).
-    let positionals: [String]
+    let arguments: [Argument]
+    /// A command line to copy, shown last in `--help`.
+    let example: String?
 
-    init(path: String, summary: String, options: [OptionSpec] = [], positionals: [String] = []) {
+    init(path: String, summary: String, options: [OptionSpec] = [], arguments: [Argument] = [], example: String? = nil) {
         self.path = path
         self.summary = summary
         self.options = options
-        self.positionals = positionals
+        self.arguments = arguments
+        self.example = example
+    }
+
+    /// Unconverted commands name their arguments without describing them.
+    init(path: String, summary: String, options: [OptionSpec] = [], positionals: [String], example: String? = nil) {
+        let arguments = positionals.map { name in
+            name.hasSuffix("...") ? Argument(String(name.dropLast(3)), help: "", repeating: true) : Argument(name, help: "")
+        }
+        self.init(path: path, summary: summary, options: options, arguments: arguments, example: example)
     }
 
     var usage: String {
         var parts = ["custos", path]
         if !options.isEmpty { parts.append("[options]") }
-        parts += positionals.map { $0.uppercased() }
+        parts += arguments.map(\.placeholder)
         return parts.joined(separator: " ")
     }
 
     var help: String {
         var lines = ["usage: \(usage)", "", summary]
-        if !options.isEmpty {
-            lines.append("")
-            lines.append("options:")
-            let rendered = options.map { ($0.synopsis, $0.help) } + [("--help", "show this help")]
-            let width = rendered.map(\.0.count).max() ?? 0
-            for (left, right) in rendered {
-                lines.append("  " + left + String(repeating: " ", count: width - left.count + 2) + right)
-            }
+        let described = arguments.filter { !$0.help.isEmpty }
+        if !described.isEmpty {
+            lines += ["", "arguments:"] + Self.table(described.map { ($0.placeholder, $0.help) })
         }
+        if !options.isEmpty {
+            lines += ["", "options:"] + Self.table(options.map { ($0.synopsis, $0.helpWithDefault) } + [("--help", "show this help")])
+        }
+        if let example { lines += ["", "example:", "  " + example] }
         return lines.joined(separator: "\n")
+    }
+
+    /// Two aligned columns.
+    static func table(_ rows: [(String, String)]) -> [String] {
+        let width = rows.map(\.0.count).max() ?? 0
+        return rows.map { "  " + $0.0 + String(repeating: " ", count: width - $0.0.count + 2) + $0.1 }
     }
 }
 
@@ -74,6 +100,10 @@ struct ParsedArguments {
     var values: [String: String] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
+    /// Declared options' converted values, by name (see `Option`).
+    var typed: [String: any Sendable] = [:]
+    /// Positional arguments by their declared name.
+    var named: [String: String] = [:]
     var wantsHelp = false
 
     func value(_ name: String) -> String? { values[name] }
@@ -110,13 +140,16 @@ enum ArgumentParser {
                 throw UsageError("unknown option '--\(name)'")
             }
             if option.takesValue {
+                let value: String
                 if let inlineValue {
-                    result.values[name] = inlineValue
+                    value = inlineValue
                 } else {
                     guard index < arguments.count else { throw UsageError("option '--\(name)' needs a value") }
-                    result.values[name] = arguments[index]
+                    value = arguments[index]
                     index += 1
                 }
+                result.values[name] = value
+                if let convert = option.convert { result.typed[name] = try convert(value) }
             } else if option.isSwitch {
                 let value = inlineValue ?? "true"
                 // Only the two spellings `--help` shows; anything else reads as a value it does not take.
@@ -130,16 +163,18 @@ enum ArgumentParser {
                 result.flags.insert(name)
             }
         }
-        if !result.wantsHelp { try checkPositionals(result.positionals, spec: spec) }
+        if !result.wantsHelp {
+            try checkPositionals(result.positionals, spec: spec)
+            for (argument, value) in zip(spec.arguments, result.positionals) { result.named[argument.name] = value }
+        }
         return result
     }
 
     private static func checkPositionals(_ positionals: [String], spec: CommandSpec) throws {
-        let variadic = spec.positionals.last?.hasSuffix("...") ?? false
-        let required = spec.positionals.count - (variadic ? 1 : 0)
+        let variadic = spec.arguments.last?.repeating ?? false
+        let required = spec.arguments.count - (variadic ? 1 : 0)
         if positionals.count < required {
-            let missing = spec.positionals[positionals.count].replacingOccurrences(of: "...", with: "")
-            throw UsageError("missing argument \(missing.uppercased())")
+            throw UsageError("missing argument \(spec.arguments[positionals.count].name.uppercased())")
         }
         if !variadic && positionals.count > required {
             throw UsageError("unexpected argument '\(positionals[required])'")

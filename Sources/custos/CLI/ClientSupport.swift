@@ -4,22 +4,41 @@ import Foundation
 
 /// Options and helpers shared by the commands that talk to a server.
 enum ClientOptions {
-    static let server = OptionSpec.value("server", "URL", "server base URL [CUSTOS_SERVER] (default http://127.0.0.1:8080)")
-    static let apiKey = OptionSpec.value("api-key", "KEY", "API key [CUSTOS_API_KEY]")
-    static let json = OptionSpec.flag("json", "print the answer as JSON")
-    static let profile = OptionSpec.value("profile", "DIR", "profile directory: device key and session [CUSTOS_PROFILE] (default ~/.custos/profile)")
-    static let passwordStdin = OptionSpec.flag("password-stdin", "read the password from standard input (first line)")
+    static let server = Option<URL?>("server", "URL", default: nil, help: "server base URL [CUSTOS_SERVER] (default \(defaultServer))",
+                                     expected: "an http(s) URL", convert: httpURL)
+    /// On a command run in a profile's session the server is the profile's: one named here
+    /// must be the same (see `Profile.open`).
+    static let profileServer = Option<URL?>("server", "URL", default: nil,
+                                            help: "must be the server the profile was activated against, if given [CUSTOS_SERVER]",
+                                            expected: "an http(s) URL", convert: httpURL)
+    static let apiKey = Option<String?>.text("api-key", "KEY", help: "API key [CUSTOS_API_KEY]")
+    static let json = Flag("json", help: "print the answer as JSON")
+    static let profile = Option<String?>.text("profile", "DIR", help: "profile directory: device key and session [CUSTOS_PROFILE] (default ~/.custos/profile)")
+    static let passwordStdin = Flag("password-stdin", help: "read the password from standard input (first line)")
 
-    static func serverURL(_ arguments: ParsedArguments) throws -> URL {
-        let text = arguments.value("server") ?? ProcessInfo.processInfo.environment["CUSTOS_SERVER"] ?? "http://127.0.0.1:8080"
+    static let defaultServer = "http://127.0.0.1:8080"
+
+    static func httpURL(_ text: String) -> URL? {
         guard let url = URL(string: text), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()), url.host != nil else {
-            throw UsageError("--server must be an http(s) URL, got '\(text)'")
+            return nil
         }
         return url
     }
 
+    /// `--server`, else `CUSTOS_SERVER`; nil when neither is given.
+    static func givenServer(_ arguments: ParsedArguments) throws -> URL? {
+        if let url = arguments[server] { return url }
+        guard let text = ProcessInfo.processInfo.environment["CUSTOS_SERVER"] else { return nil }
+        guard let url = httpURL(text) else { throw UsageError("CUSTOS_SERVER must be an http(s) URL, got '\(text)'") }
+        return url
+    }
+
+    static func serverURL(_ arguments: ParsedArguments) throws -> URL {
+        try givenServer(arguments) ?? URL(string: defaultServer)!
+    }
+
     static func adminClient(_ arguments: ParsedArguments) throws -> CustosAdminClient {
-        guard let key = arguments.value("api-key") ?? ProcessInfo.processInfo.environment["CUSTOS_API_KEY"], !key.isEmpty else {
+        guard let key = arguments[apiKey] ?? ProcessInfo.processInfo.environment["CUSTOS_API_KEY"], !key.isEmpty else {
             throw UsageError("an API key is required: --api-key KEY or CUSTOS_API_KEY (create one with 'custos admin apikey create')")
         }
         return try CustosAdminClient(serverURL: serverURL(arguments), apiKey: key)
@@ -27,7 +46,7 @@ enum ClientOptions {
 
     /// Prints `value` as JSON (`--json`) or as the given human lines.
     static func output<T: Encodable>(_ arguments: ParsedArguments, _ value: T, human: () -> [String]) throws {
-        if arguments.has("json") {
+        if arguments[json] {
             let encoder = WireJSON.encoder()
             encoder.outputFormatting.insert(.prettyPrinted)
             Console.out(String(decoding: try encoder.encode(value), as: UTF8.self))
@@ -37,25 +56,11 @@ enum ClientOptions {
     }
 }
 
-/// Runs async SDK work from a synchronous command. SDK errors propagate as they are; the
-/// command line prints them as one line, `code: message`, and exits 1.
-func callServer<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) throws -> T {
-    let box = LockedBox<Result<T, any Error>?>(nil)
-    let done = DispatchSemaphore(value: 0)
-    Task.detached {
-        do { box.set(.success(try await work())) } catch { box.set(.failure(error)) }
-        done.signal()
-    }
-    done.wait()
-    guard let result = box.get() else { throw CommandFailure("internal: no result") }
-    return try result.get()
-}
-
 /// Reads a password: the first line of standard input with `--password-stdin`, else a
 /// prompt without echo on a terminal.
 enum PasswordInput {
     static func read(_ arguments: ParsedArguments, prompt: String) throws -> String {
-        if arguments.has("password-stdin") {
+        if arguments[ClientOptions.passwordStdin] {
             guard let line = readLine(strippingNewline: true), !line.isEmpty else {
                 throw UsageError("--password-stdin: no password on standard input")
             }
@@ -79,7 +84,7 @@ enum PasswordInput {
     /// nobody knows. From `--password-stdin`, read once.
     static func readNew(_ arguments: ParsedArguments) throws -> String {
         let password = try read(arguments, prompt: "New password: ")
-        if !arguments.has("password-stdin") { try confirm(password) }
+        if !arguments[ClientOptions.passwordStdin] { try confirm(password) }
         return password
     }
 

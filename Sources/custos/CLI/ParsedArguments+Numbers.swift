@@ -4,19 +4,13 @@ extension ParsedArguments {
     func integer<T: FixedWidthInteger>(_ name: String, in range: ClosedRange<T>) throws -> T? {
         guard let text = value(name) else { return nil }
         guard let number = T(text), range.contains(number) else {
-            let expected = range.upperBound == T.max ? "an integer of at least \(range.lowerBound)"
-                                                     : "an integer in \(range.lowerBound)...\(range.upperBound)"
-            throw UsageError("--\(name) must be \(expected), got '\(text)'")
+            throw UsageError("--\(name) must be \(integerExpectation(range)), got '\(text)'")
         }
         return number
     }
+}
 
-    /// `--name` as a frame rate in (0, 240] frames per second; nil when not given.
-    func framesPerSecond(_ name: String) throws -> Double? {
-        guard let text = value(name) else { return nil }
-        guard let rate = Double(text), rate > 0, rate <= 240 else {
-            throw UsageError("--\(name) must be a number in (0, 240], got '\(text)'")
-        }
-        return rate
-    }
+/// What an integer option takes, as its error says it.
+func integerExpectation<T: FixedWidthInteger>(_ range: ClosedRange<T>) -> String {
+    range.upperBound == T.max ? "an integer of at least \(range.lowerBound)" : "an integer in \(range.lowerBound)...\(range.upperBound)"
 }

@@ -18,7 +18,7 @@ struct Profile: Codable {
     }
 
     static func directory(_ arguments: ParsedArguments) -> URL {
-        if let path = arguments.value("profile") ?? ProcessInfo.processInfo.environment["CUSTOS_PROFILE"] {
+        if let path = arguments[ClientOptions.profile] ?? ProcessInfo.processInfo.environment["CUSTOS_PROFILE"] {
             return URL(fileURLWithPath: path)
         }
         // $HOME first: on Linux the account's home from the password database ignores it.
@@ -47,8 +47,17 @@ struct Profile: Codable {
         let temporary = path + ".tmp"
         guard FileManager.default.createFile(atPath: temporary, contents: try encoder.encode(self), attributes: [.posixPermissions: 0o600]),
               rename(temporary, path) == 0 else {
-            throw UsageError("cannot write the profile in \(directory.path)")
+            throw CommandFailure("cannot write the profile in \(directory.path)")
         }
+    }
+
+    /// The same scheme, host, port and path, whatever the case of the host or a trailing slash.
+    private static func sameServer(_ a: URL, _ b: URL) -> Bool {
+        func normal(_ url: URL) -> [String] {
+            [url.scheme?.lowercased() ?? "", url.host?.lowercased() ?? "", url.port.map(String.init) ?? "",
+             url.path.hasSuffix("/") ? String(url.path.dropLast()) : url.path]
+        }
+        return normal(a) == normal(b)
     }
 
     static func client(server: URL, directory: URL) throws -> CustosClient {
@@ -56,11 +65,18 @@ struct Profile: Codable {
     }
 
     /// What a command run as this device starts with: the command line's profile, where it
-    /// lives, and a client for its server resumed in its session (if it has one).
+    /// lives, and a client for its server resumed in its session (if it has one). The server
+    /// is the one the profile was activated against: its device key and session mean nothing
+    /// elsewhere, and the session token is a secret that no other server should be sent, so a
+    /// different `--server` or `CUSTOS_SERVER` is refused rather than followed or ignored.
     static func open(_ arguments: ParsedArguments) throws -> (profile: Profile, directory: URL, client: CustosClient) {
         let directory = directory(arguments)
         let profile = try load(directory)
         guard let server = URL(string: profile.server) else { throw UsageError("the profile's server URL is unreadable") }
+        if let given = try ClientOptions.givenServer(arguments), !sameServer(given, server) {
+            throw UsageError("the profile in \(directory.path) belongs to \(profile.server), not \(given.absoluteString): "
+                             + "its session is sent to no other server (activate a device there with another --profile)")
+        }
         let client = try client(server: server, directory: directory)
         client.restore(SessionState(userID: profile.userID, deviceID: profile.deviceID, sessionToken: profile.sessionToken))
         return (profile, directory, client)

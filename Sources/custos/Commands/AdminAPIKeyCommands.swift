@@ -10,15 +10,17 @@ import Foundation
 enum AdminAPIKeyCommands {
     static let all: [Command] = [create, list, revoke]
 
+    static let scope = Option<APIKey.Scope>("scope", "SCOPE", default: .rp, shownDefault: "rp", help: "admin or rp",
+                                            expected: "admin or rp") { APIKey.Scope(rawValue: $0) }
+    static let label = Option<String?>.text("label", "TEXT", help: "what the key is for (default: the scope)")
+
     static let create = Command(spec: CommandSpec(
         path: "admin apikey create", summary: "Create an API key (shown once) directly in the database.",
-        options: [.value("scope", "SCOPE", "admin or rp (default rp)"), .value("label", "TEXT", "what the key is for (default: the scope)"),
-                  ClientOptions.json] + DatabaseOptions.options)
+        options: [scope.spec, label.spec, ClientOptions.json.spec] + DatabaseOptions.options,
+        example: "custos admin apikey create --scope admin --label ops")
     ) { arguments in
-        guard let scope = APIKey.Scope(rawValue: arguments.value("scope") ?? "rp") else {
-            throw UsageError("--scope must be admin or rp")
-        }
-        let (key, secret) = try withService(arguments) { try $0.create(scope: scope, label: arguments.value("label") ?? scope.rawValue) }
+        let scope = arguments[scope]
+        let (key, secret) = try withService(arguments) { try $0.create(scope: scope, label: arguments[label] ?? scope.rawValue) }
         let info = APIKeyInfo(id: key.id, scope: key.scope.rawValue, label: key.label, createdAt: key.createdAt, key: secret)
         try ClientOptions.output(arguments, info) {
             ["API key \(key.id) (\(key.scope.rawValue), \(key.label)) — shown once, keep it secret:", secret]
@@ -27,7 +29,7 @@ enum AdminAPIKeyCommands {
     }
 
     static let list = Command(spec: CommandSpec(
-        path: "admin apikey list", summary: "List API keys (never their secrets).", options: [ClientOptions.json] + DatabaseOptions.options)
+        path: "admin apikey list", summary: "List API keys (never their secrets).", options: [ClientOptions.json.spec] + DatabaseOptions.options)
     ) { arguments in
         let keys = try withService(arguments) { try $0.list() }
         let infos = keys.map { APIKeyInfo(id: $0.id, scope: $0.scope.rawValue, label: $0.label, createdAt: $0.createdAt, revokedAt: $0.revokedAt) }
@@ -37,10 +39,12 @@ enum AdminAPIKeyCommands {
         return .ok
     }
 
+    static let keyID = Argument("id", help: "the key's id, as admin apikey list prints it")
+
     static let revoke = Command(spec: CommandSpec(
-        path: "admin apikey revoke", summary: "Revoke an API key at once.", options: DatabaseOptions.options, positionals: ["id"])
+        path: "admin apikey revoke", summary: "Revoke an API key at once.", options: DatabaseOptions.options, arguments: [keyID])
     ) { arguments in
-        let id = arguments.positionals[0]
+        let id = arguments[keyID]
         do {
             try withService(arguments) { try $0.revoke(id: id) }
         } catch IdentityError.apiKeyNotFound {

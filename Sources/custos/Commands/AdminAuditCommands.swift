@@ -11,12 +11,16 @@ import Foundation
 enum AdminAuditCommands {
     static let all: [Command] = [verify, list]
 
+    static let expectHead = Option<(sequence: Int64, hash: Data)?>(
+        "expect-head", "SEQ:HASH", default: nil, help: "a head printed by an earlier verify: that event must still have that hash",
+        expected: "SEQ:HASH as verify prints it (a sequence number, a colon, 64 hex digits)", convert: parseHead)
+
     static let verify = Command(spec: CommandSpec(
         path: "admin audit verify", summary: "Recompute the audit hash chain; name the first broken event.",
-        options: [.value("expect-head", "SEQ:HASH", "a head printed by an earlier verify: that event must still have that hash")]
-            + ServeCommand.settingOptions(keyedSettings))
+        options: [expectHead.spec] + ServeCommand.settingOptions(keyedSettings),
+        example: "custos admin audit verify --expect-head 42:<64 hex digits>")
     ) { arguments in
-        let expected = try arguments.value("expect-head").map(parseHead)
+        let expected = arguments[expectHead]
         let configuration = try ServeCommand.resolveConfiguration(arguments, settings: keyedSettings).configuration
         let masterKeys = try MasterKeyLoader.load(configuration)
         let store = try MasterKeyLoader.openStore(configuration, checking: masterKeys)
@@ -48,27 +52,30 @@ enum AdminAuditCommands {
     }
 
     /// `SEQ:HASH` (hex) as `verify` prints it.
-    static func parseHead(_ text: String) throws -> (sequence: Int64, hash: Data) {
+    @Sendable static func parseHead(_ text: String) -> (sequence: Int64, hash: Data)? {
         let parts = text.split(separator: ":", maxSplits: 1)
         guard parts.count == 2, let sequence = Int64(parts[0]), sequence >= 1, let hash = Hex.decode(String(parts[1])).map({ Data($0) }), hash.count == 32 else {
-            throw UsageError("--expect-head must be SEQ:HASH as verify prints it (a sequence number, a colon, 64 hex digits)")
+            return nil
         }
         return (sequence, hash)
     }
 
+    static let user = Option<String?>.text("user", "USER", help: "only this user's events")
+    static let transaction = Option<String?>.text("transaction", "ID", help: "only this transaction's events")
+    static let after = Option<Int64>.integer("after", "SEQ", in: 0...Int64.max, default: 0, help: "start after this sequence")
+    static let limit = Option<Int>.integer("limit", in: 1...AuditTrail.maximumListLimit, default: 100,
+                                           help: "page size 1-\(AuditTrail.maximumListLimit)")
+
     static let list = Command(spec: CommandSpec(
         path: "admin audit list", summary: "List audit events, oldest first, a page at a time.",
-        options: [.value("user", "USER", "only this user's events"), .value("transaction", "ID", "only this transaction's events"),
-                  .value("after", "SEQ", "start after this sequence (default 0)"),
-                  .value("limit", "N", "page size 1-\(AuditTrail.maximumListLimit) (default 100)"),
-                  ClientOptions.json] + DatabaseOptions.options)
+        options: [user.spec, transaction.spec, after.spec, limit.spec, ClientOptions.json.spec] + DatabaseOptions.options,
+        example: "custos admin audit list --user alice --limit 20")
     ) { arguments in
-        let limit = try arguments.integer("limit", in: 1...AuditTrail.maximumListLimit) ?? 100
-        let after = try arguments.integer("after", in: Int64(0)...Int64.max) ?? 0
+        let limit = arguments[limit]
         let events = try withTrail(arguments) { trail in
             do {
-                return try trail.list(userID: arguments.value("user"), transactionID: arguments.value("transaction"),
-                                      afterSequence: after, limit: limit)
+                return try trail.list(userID: arguments[user], transactionID: arguments[transaction],
+                                      afterSequence: arguments[after], limit: limit)
             } catch AuditError.invalidIdentifier(let field) {
                 throw UsageError("--\(field == "user_id" ? "user" : "transaction") must not be empty or hold control characters")
             }

@@ -7,13 +7,17 @@ import Foundation
 enum AdminIDVCommands {
     static let all: [Command] = [verdict, document]
 
+    static let transaction = Argument("transaction", help: "the idv_audit_transaction_id of the workflow's result")
+    static let side = Option<String>.choice("side", ["front", "back"], default: "front", help: "front or back")
+    static let out = Option<URL?>.path("out", "FILE", help: "where to write the image (created readable by its owner only)")
+
     static let verdict = Command(spec: CommandSpec(
         path: "admin idv verdict", summary: "Show an IDV transaction's verdict with its evidence and the signed result.",
-        options: AdminUserCommands.remote, positionals: ["transaction"])
+        options: AdminUserCommands.remote, arguments: [transaction], example: "custos admin idv verdict <transaction>")
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
-        let transactionID = arguments.positionals[0]
-        let view = try callServer { try await client.idvVerdict(transactionID) }
+        let transactionID = arguments[transaction]
+        let view = try await client.idvVerdict(transactionID)
         try ClientOptions.output(arguments, view) {
             var line = "\(view.idvAuditTransactionID)  user=\(view.userID)  workflow=\(view.workflow)  \(view.state)"
             if let status = view.statusCode { line += "  status=\(status)" }
@@ -27,17 +31,16 @@ enum AdminIDVCommands {
 
     static let document = Command(spec: CommandSpec(
         path: "admin idv document", summary: "Save one side of a document scan's identity document, as uploaded (the read is audited).",
-        options: AdminUserCommands.remoteTextOnly + [
-            .value("side", "SIDE", "front (default) or back"),
-            .value("out", "FILE", "where to write the image (created readable by its owner only)"),
-        ], positionals: ["transaction"])
+        options: AdminUserCommands.remoteTextOnly + [side.spec, out.spec], arguments: [transaction],
+        example: "custos admin idv document <transaction> --side back --out back.jpg"),
+        validate: { arguments in
+            guard arguments[out] != nil else { throw UsageError("--out FILE is required") }
+        }
     ) { arguments in
-        guard let out = arguments.value("out") else { throw UsageError("--out FILE is required") }
-        let side = arguments.value("side") ?? "front"
-        guard ["front", "back"].contains(side) else { throw UsageError("--side must be front or back") }
+        let (side, out) = (arguments[side], arguments[out]!.path)
         let client = try ClientOptions.adminClient(arguments)
-        let transactionID = arguments.positionals[0]
-        let image = try callServer { try await client.idvDocument(transactionID, side: side) }
+        let transactionID = arguments[transaction]
+        let image = try await client.idvDocument(transactionID, side: side)
         guard FileManager.default.createFile(atPath: out, contents: image.data, attributes: [.posixPermissions: 0o600]) else {
             throw CommandFailure("cannot write \(out)")
         }

@@ -11,7 +11,7 @@ enum AdminKeysCommand {
 
     static let rotate = Command(spec: CommandSpec(
         path: "admin keys rotate", summary: "Re-encrypt every face template under a new template key (no downtime).",
-        options: [ClientOptions.json] + ServeCommand.settingOptions(settings))
+        options: [ClientOptions.json.spec] + ServeCommand.settingOptions(settings))
     ) { arguments in
         let configuration = try ServeCommand.resolveConfiguration(arguments, settings: settings).configuration
         let masterKeys = try MasterKeyLoader.load(configuration)
@@ -25,16 +25,19 @@ enum AdminKeysCommand {
         return .ok
     }
 
+    static let publishFor = Option<Int>.integer("publish-for", "SECONDS", in: 0...86400, default: 60,
+                                                help: "publish the new key this long before it signs: at least the JWKS cache time, 60 s")
+    static let retainFor = Option<Int>.integer("retain-for", "SECONDS", in: 0...(366 * 86400), default: 86400,
+                                               help: "keep older keys published this long after")
+
     static let rotateSigning = Command(spec: CommandSpec(
         path: "admin keys rotate-signing",
         summary: "Add a new signing key: published at once, signing after --publish-for; older keys stay published for --retain-for more.",
-        options: [ClientOptions.json, .value("publish-for", "SECONDS", "publish the new key this long before it signs: at least the JWKS cache time, 60 s (default 60)"),
-                  .value("retain-for", "SECONDS", "keep older keys published this long after (default 86400)")]
-            + ServeCommand.settingOptions(settings))
+        options: [ClientOptions.json.spec, publishFor.spec, retainFor.spec] + ServeCommand.settingOptions(settings),
+        example: "custos admin keys rotate-signing --publish-for 300 --master-key-file /etc/custos/master.key")
     ) { arguments in
         let configuration = try ServeCommand.resolveConfiguration(arguments, settings: settings).configuration
-        let publishFor = try arguments.integer("publish-for", in: 0...86400) ?? 60
-        let retainFor = try arguments.integer("retain-for", in: 0...(366 * 86400)) ?? 86400
+        let (publishFor, retainFor) = (arguments[publishFor], arguments[retainFor])
         let masterKeys = try MasterKeyLoader.load(configuration)
         let store = try MasterKeyLoader.openStore(configuration, checking: masterKeys)
         defer { store.close() }

@@ -12,14 +12,19 @@ enum AdminMasterKeyCommand {
     /// it (a node's configuration names the keys the other way round).
     static let settings: [Setting] = AdminKeysCommand.settings
 
+    static let newKeyFile = Option<String?>.text("new-master-key-file", "FILE",
+                                                 help: "file holding the new master key (base64 of 32 bytes); give the current one as --master-key-file")
+
     static let rotate = Command(spec: CommandSpec(
         path: "admin keys rotate-master",
         summary: "Re-seal templates, frame memories, document images and signing keys and re-key the audit under a new master key (no downtime).",
-        options: [ClientOptions.json,
-                  .value("new-master-key-file", "FILE", "file holding the new master key (base64 of 32 bytes); give the current one as --master-key-file")]
-            + ServeCommand.settingOptions(settings))
+        options: [ClientOptions.json.spec, newKeyFile.spec] + ServeCommand.settingOptions(settings),
+        example: "custos admin keys rotate-master --master-key-file old.key --new-master-key-file new.key"),
+        validate: { arguments in
+            guard arguments[newKeyFile] != nil else { throw UsageError("--new-master-key-file FILE is required") }
+        }
     ) { arguments in
-        guard let newKeyPath = arguments.value("new-master-key-file") else { throw UsageError("--new-master-key-file FILE is required") }
+        let newKeyPath = arguments[newKeyFile]!
         let configuration = try ServeCommand.resolveConfiguration(arguments, settings: settings).configuration
         guard configuration.previousMasterKeyFile == nil else {
             throw UsageError("give the key this data is sealed with as the master key and the new one as --new-master-key-file, without previous_master_key_file")

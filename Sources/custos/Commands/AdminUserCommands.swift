@@ -5,11 +5,17 @@ import Foundation
 /// `custos admin user …` and `custos admin device …`: the relying-party API over HTTP with
 /// an API key.
 enum AdminUserCommands {
-    static let remote: [OptionSpec] = [ClientOptions.server, ClientOptions.apiKey, ClientOptions.json]
+    static let remote: [OptionSpec] = [ClientOptions.server.spec, ClientOptions.apiKey.spec, ClientOptions.json.spec]
     /// For the actions whose answer has no body: they confirm in one line of text.
-    static let remoteTextOnly: [OptionSpec] = [ClientOptions.server, ClientOptions.apiKey]
+    static let remoteTextOnly: [OptionSpec] = [ClientOptions.server.spec, ClientOptions.apiKey.spec]
     /// The largest page of users the server answers with.
     static let maximumPageSize = 500
+
+    static let user = Argument("user", help: "the user id")
+    static let device = Argument("device", help: "the device id (from admin device list)")
+    static let codeOnly = Flag("code-only", help: "print only the activation code (for scripts: CODE=$(custos admin user create alice --code-only))")
+    static let after = Option<String?>.text("after", "USER", help: "start after this user id")
+    static let limit = Option<Int>.integer("limit", in: 1...maximumPageSize, default: 100, help: "page size 1-\(maximumPageSize)")
 
     static let all: [Command] = [
         create, list, show, userAction("disable", "Disable a user (ends its sessions).") { try await $0.disableUser($1) },
@@ -20,13 +26,12 @@ enum AdminUserCommands {
 
     static let create = Command(spec: CommandSpec(
         path: "admin user create", summary: "Create a user and print its one-time activation code.",
-        options: remote + [.flag("code-only", "print only the activation code (for scripts: CODE=$(custos admin user create alice --code-only))")],
-        positionals: ["user"])
+        options: remote + [codeOnly.spec], arguments: [user], example: "custos admin user create alice")
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
-        let userID = arguments.positionals[0]
-        let created = try callServer { try await client.createUser(userID) }
-        if arguments.has("code-only") {
+        let userID = arguments[user]
+        let created = try await client.createUser(userID)
+        if arguments[codeOnly] {
             print(created.activation.activationCode)
             return .ok
         }
@@ -39,42 +44,40 @@ enum AdminUserCommands {
 
     static let list = Command(spec: CommandSpec(
         path: "admin user list", summary: "List users, a page at a time.",
-        options: remote + [.value("after", "USER", "start after this user id"), .value("limit", "N", "page size 1-\(maximumPageSize) (default 100)")])
+        options: remote + [after.spec, limit.spec], example: "custos admin user list --limit 20")
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
-        let limit = try arguments.integer("limit", in: 1...maximumPageSize) ?? 100
-        let after = arguments.value("after")
-        let page = try callServer { try await client.users(after: after, limit: limit) }
+        let page = try await client.users(after: arguments[after], limit: arguments[limit])
         try ClientOptions.output(arguments, page) {
             page.users.map(describe) + (page.nextAfter.map { ["more: --after \($0)"] } ?? [])
         }
         return .ok
     }
 
-    static let show = Command(spec: CommandSpec(path: "admin user show", summary: "Show a user.", options: remote, positionals: ["user"])) { arguments in
+    static let show = Command(spec: CommandSpec(path: "admin user show", summary: "Show a user.", options: remote, arguments: [user])) { arguments in
         let client = try ClientOptions.adminClient(arguments)
-        let userID = arguments.positionals[0]
-        let user = try callServer { try await client.user(userID) }
+        let userID = arguments[user]
+        let user = try await client.user(userID)
         try ClientOptions.output(arguments, user) { [describe(user)] }
         return .ok
     }
 
     static let delete = Command(spec: CommandSpec(
-        path: "admin user delete", summary: "Delete a user with its devices, sessions and biometric data.", options: remoteTextOnly, positionals: ["user"])
+        path: "admin user delete", summary: "Delete a user with its devices, sessions and biometric data.", options: remoteTextOnly, arguments: [user])
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
-        let userID = arguments.positionals[0]
-        try callServer { try await client.deleteUser(userID) }
+        let userID = arguments[user]
+        try await client.deleteUser(userID)
         Console.out("deleted \(userID)")
         return .ok
     }
 
     static let code = Command(spec: CommandSpec(
-        path: "admin user code", summary: "Void outstanding activation codes and issue a new one.", options: remote, positionals: ["user"])
+        path: "admin user code", summary: "Void outstanding activation codes and issue a new one.", options: remote, arguments: [user])
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
-        let userID = arguments.positionals[0]
-        let activation = try callServer { try await client.issueActivationCode(userID) }
+        let userID = arguments[user]
+        let activation = try await client.issueActivationCode(userID)
         try ClientOptions.output(arguments, activation) {
             ["activation code: \(activation.activationCode) (expires \(iso(activation.expiresAt)))"]
         }
@@ -84,21 +87,21 @@ enum AdminUserCommands {
     static let grantEnrollment = Command(spec: CommandSpec(
         path: "admin user grant-enrollment",
         summary: "Let the user enrol a biometric template once (replace it, or a first one under --enrollment grant).",
-        options: remote, positionals: ["user"])
+        options: remote, arguments: [user])
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
-        let userID = arguments.positionals[0]
-        let grant = try callServer { try await client.grantEnrollment(userID) }
+        let userID = arguments[user]
+        let grant = try await client.grantEnrollment(userID)
         try ClientOptions.output(arguments, grant) { ["enrolment granted to \(grant.userID) (expires \(iso(grant.expiresAt)))"] }
         return .ok
     }
 
     static let devices = Command(spec: CommandSpec(
-        path: "admin device list", summary: "List a user's devices.", options: remote, positionals: ["user"])
+        path: "admin device list", summary: "List a user's devices.", options: remote, arguments: [user])
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
-        let userID = arguments.positionals[0]
-        let devices = try callServer { try await client.devices(userID) }
+        let userID = arguments[user]
+        let devices = try await client.devices(userID)
         try ClientOptions.output(arguments, DeviceList(devices: devices)) {
             devices.isEmpty ? ["no devices"] : devices.map {
                 "\($0.deviceID)  \($0.name)  created \(iso($0.createdAt))\($0.revokedAt == nil ? "" : "  (revoked)")"
@@ -108,21 +111,21 @@ enum AdminUserCommands {
     }
 
     static let revokeDevice = Command(spec: CommandSpec(
-        path: "admin device revoke", summary: "Revoke a device; its sessions end at once.", options: remoteTextOnly, positionals: ["user", "device"])
+        path: "admin device revoke", summary: "Revoke a device; its sessions end at once.", options: remoteTextOnly, arguments: [user, device])
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
-        let (userID, deviceID) = (arguments.positionals[0], arguments.positionals[1])
-        try callServer { try await client.revokeDevice(userID: userID, deviceID: deviceID) }
+        let (userID, deviceID) = (arguments[user], arguments[device])
+        try await client.revokeDevice(userID: userID, deviceID: deviceID)
         Console.out("revoked \(deviceID)")
         return .ok
     }
 
     private static func userAction(_ name: String, _ summary: String,
                                    _ call: @escaping @Sendable (CustosAdminClient, String) async throws -> UserInfo) -> Command {
-        Command(spec: CommandSpec(path: "admin user \(name)", summary: summary, options: remote, positionals: ["user"])) { arguments in
+        Command(spec: CommandSpec(path: "admin user \(name)", summary: summary, options: remote, arguments: [user])) { arguments in
             let client = try ClientOptions.adminClient(arguments)
-            let userID = arguments.positionals[0]
-            let user = try callServer { try await call(client, userID) }
+            let userID = arguments[user]
+            let user = try await call(client, userID)
             try ClientOptions.output(arguments, user) { [describe(user)] }
             return .ok
         }

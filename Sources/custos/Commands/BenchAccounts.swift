@@ -14,19 +14,16 @@ enum BenchAccounts {
     }
 
     /// Options both benchmarks take.
-    static let seconds = OptionSpec.value("seconds", "N", "how long to measure, 1-86400 (default 10)")
-    static func concurrency(_ help: String) -> OptionSpec { .value("concurrency", "N", help) }
-
-    /// `--seconds` and `--concurrency`.
-    static func duration(_ arguments: ParsedArguments, defaultConcurrency: Int) throws -> (seconds: Int, concurrency: Int) {
-        (try arguments.integer("seconds", in: 1...86_400) ?? 10, try arguments.integer("concurrency", in: 1...1000) ?? defaultConcurrency)
+    static let seconds = Option<Int>.integer("seconds", in: 1...86_400, default: 10, help: "how long to measure, 1-86400")
+    static func concurrency(_ what: String, default value: Int) -> Option<Int> {
+        .integer("concurrency", in: 1...1000, default: value, help: "\(what), 1-1000")
     }
 
     /// Runs `body` with a new private directory for device keys, then removes it with the keys.
-    static func withKeyDirectory<T>(_ body: (URL) throws -> T) throws -> T {
+    static func withKeyDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("custos-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        return try body(directory)
+        return try await body(directory)
     }
 
     /// Creates `count` users named `<prefix>-<random>-<n>` and activates each, in parallel.

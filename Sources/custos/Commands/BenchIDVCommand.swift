@@ -6,49 +6,51 @@ import Foundation
 /// `custos bench idv`: full server biometric authentications (workflow 8: initiate, confirm,
 /// frames, liveness and match) per second against a running server, through the SDK.
 enum BenchIDVCommand {
+    static let enroll = Option<String?>.text("enroll", "DIR", help: "JPEG frames each bench user opts in with (name order)")
+    static let frames = Option<String?>.text("frames", "DIR", help: "JPEG frames of one authentication (name order)")
+    static let fps = Option<Double>.framesPerSecond("fps", default: 12, help: "frame rate of the authentication frames, in (0, 240]")
+    static let enrollFPS = Option<Double?>.framesPerSecond("enroll-fps", help: "frame rate of the opt-in frames (default: --fps)")
+    static let size = Option<[Int]>("size", "WxH", default: [640, 480], shownDefault: "640x480",
+                                    help: "frames are placed on a canvas of this size", expected: "WxH, 64-4096 each") { text in
+        let size = text.split(separator: "x").compactMap { Int($0) }
+        return size.count == 2 && size.allSatisfy({ (64...4096).contains($0) }) ? size : nil
+    }
+    static let concurrency = BenchAccounts.concurrency("parallel users", default: 1)
+
     static let command = Command(spec: CommandSpec(
         path: "bench idv", summary: "Measure server biometric authentications (latency, per second) against a running server.",
-        options: [ClientOptions.server, ClientOptions.apiKey,
-                  .value("enroll", "DIR", "JPEG frames each bench user opts in with (name order)"),
-                  .value("frames", "DIR", "JPEG frames of one authentication (name order)"),
-                  .value("fps", "N", "frame rate of the authentication frames, in (0, 240] (default 12)"),
-                  .value("enroll-fps", "N", "frame rate of the opt-in frames (default: --fps)"),
-                  .value("size", "WxH", "frames are placed on a canvas of this size (default 640x480)"),
-                  BenchAccounts.seconds, BenchAccounts.concurrency("parallel users, 1-1000 (default 1)")])
-    ) { arguments in
-        guard let enrollPath = arguments.value("enroll"), let framesPath = arguments.value("frames") else {
-            throw UsageError("--enroll DIR and --frames DIR are required")
+        options: [ClientOptions.server.spec, ClientOptions.apiKey.spec, enroll.spec, frames.spec, fps.spec, enrollFPS.spec, size.spec,
+                  BenchAccounts.seconds.spec, concurrency.spec],
+        example: "custos bench idv --enroll enroll-frames/ --frames auth-frames/ --seconds 30"),
+        validate: { arguments in
+            guard arguments[enroll] != nil, arguments[frames] != nil else { throw UsageError("--enroll DIR and --frames DIR are required") }
         }
-        let fps = try arguments.framesPerSecond("fps") ?? 12
-        let enrollFPS = try arguments.framesPerSecond("enroll-fps") ?? fps
-        let size = (arguments.value("size") ?? "640x480").split(separator: "x").compactMap { Int($0) }
-        guard size.count == 2, size.allSatisfy({ (64...4096).contains($0) }) else { throw UsageError("--size must be WxH, 64-4096 each") }
-        let (seconds, concurrency) = try BenchAccounts.duration(arguments, defaultConcurrency: 1)
+    ) { arguments in
+        let (enrollPath, framesPath) = (arguments[enroll]!, arguments[frames]!)
+        let fps = arguments[fps]
+        let enrollFPS = arguments[enrollFPS] ?? fps
+        let size = arguments[size]
+        let (seconds, concurrency) = (arguments[BenchAccounts.seconds], arguments[concurrency])
         let enrollFrames = try canvas(try jpegs(in: enrollPath), width: size[0], height: size[1])
         let authFrames = try canvas(try jpegs(in: framesPath), width: size[0], height: size[1])
         let admin = try ClientOptions.adminClient(arguments)
         let server = try ClientOptions.serverURL(arguments)
 
-        let latencies = try BenchAccounts.withKeyDirectory { keys in
-            let accounts = try callServer {
-                let accounts = try await BenchAccounts.provision(concurrency, prefix: "bench-idv", admin: admin, server: server,
-                                                                 password: "bench password 123", keys: keys)
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    for account in accounts {
-                        group.addTask { try await optIn(account, frames: enrollFrames, fps: enrollFPS) }
-                    }
-                    try await group.waitForAll()
+        let latencies = try await BenchAccounts.withKeyDirectory { keys in
+            let accounts = try await BenchAccounts.provision(concurrency, prefix: "bench-idv", admin: admin, server: server,
+                                                             password: "bench password 123", keys: keys)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for account in accounts {
+                    group.addTask { try await optIn(account, frames: enrollFrames, fps: enrollFPS) }
                 }
-                return accounts
+                try await group.waitForAll()
             }
-            return try callServer {
-                let deadline = Date().addingTimeInterval(Double(seconds))
-                return try await withThrowingTaskGroup(of: [Double].self) { group in
-                    for (index, account) in accounts.enumerated() {
-                        group.addTask { try await authentications(account.client, frames: authFrames, fps: fps, tag: "\(index)", until: deadline) }
-                    }
-                    return try await group.reduce(into: [Double]()) { $0 += $1 }.sorted()
+            let deadline = Date().addingTimeInterval(Double(seconds))
+            return try await withThrowingTaskGroup(of: [Double].self) { group in
+                for (index, account) in accounts.enumerated() {
+                    group.addTask { try await authentications(account.client, frames: authFrames, fps: fps, tag: "\(index)", until: deadline) }
                 }
+                return try await group.reduce(into: [Double]()) { $0 += $1 }.sorted()
             }
         }
         guard !latencies.isEmpty else { throw CommandFailure("no authentication completed") }
@@ -93,10 +95,10 @@ enum BenchIDVCommand {
     private static func jpegs(in path: String) throws -> [Data] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: path))?
             .filter { ["jpg", "jpeg"].contains(($0 as NSString).pathExtension.lowercased()) }.sorted() ?? []
-        guard !names.isEmpty else { throw UsageError("no JPEG frames in \(path)") }
+        guard !names.isEmpty else { throw CommandFailure("no JPEG frames in \(path)") }
         return try names.map { name in
             guard let data = FileManager.default.contents(atPath: (path as NSString).appendingPathComponent(name)) else {
-                throw UsageError("cannot read \(name) in \(path)")
+                throw CommandFailure("cannot read \(name) in \(path)")
             }
             return data
         }

@@ -5,30 +5,29 @@ import Foundation
 /// `custos bench login`: logins per second against a running server, through the SDK
 /// (challenge, ES256 signature, login), from several users at once.
 enum BenchLoginCommand {
+    static let concurrency = BenchAccounts.concurrency("parallel clients", default: 4)
+    static let noPassword = Flag("no-password", help: "device-only logins (the server must run with --password-at-login never)")
+
     static let command = Command(spec: CommandSpec(
         path: "bench login", summary: "Measure logins per second (device signature, plus password unless --no-password).",
-        options: [ClientOptions.server, ClientOptions.apiKey, BenchAccounts.seconds,
-                  BenchAccounts.concurrency("parallel clients, 1-1000 (default 4)"),
-                  .flag("no-password", "device-only logins (the server must run with --password-at-login never)")])
+        options: [ClientOptions.server.spec, ClientOptions.apiKey.spec, BenchAccounts.seconds.spec, concurrency.spec, noPassword.spec],
+        example: "custos bench login --seconds 30 --concurrency 8")
     ) { arguments in
-        let (seconds, concurrency) = try BenchAccounts.duration(arguments, defaultConcurrency: 4)
-        let withPassword = !arguments.has("no-password")
+        let (seconds, concurrency) = (arguments[BenchAccounts.seconds], arguments[concurrency])
+        let withPassword = !arguments[noPassword]
         let admin = try ClientOptions.adminClient(arguments)
         let server = try ClientOptions.serverURL(arguments)
         let password = "bench password 123"
 
-        let latencies = try BenchAccounts.withKeyDirectory { keys in
-            let accounts = try callServer {
-                try await BenchAccounts.provision(concurrency, prefix: "bench", admin: admin, server: server, password: password, keys: keys)
-            }
-            return try callServer {
-                let deadline = Date().addingTimeInterval(Double(seconds))
-                return try await withThrowingTaskGroup(of: [Double].self) { group in
-                    for account in accounts {
-                        group.addTask { try await logins(account, password: withPassword ? password : nil, until: deadline) }
-                    }
-                    return try await group.reduce(into: [Double]()) { $0 += $1 }.sorted()
+        let latencies = try await BenchAccounts.withKeyDirectory { keys in
+            let accounts = try await BenchAccounts.provision(concurrency, prefix: "bench", admin: admin, server: server,
+                                                             password: password, keys: keys)
+            let deadline = Date().addingTimeInterval(Double(seconds))
+            return try await withThrowingTaskGroup(of: [Double].self) { group in
+                for account in accounts {
+                    group.addTask { try await logins(account, password: withPassword ? password : nil, until: deadline) }
                 }
+                return try await group.reduce(into: [Double]()) { $0 += $1 }.sorted()
             }
         }
         guard !latencies.isEmpty else { throw CommandFailure("no login completed") }

@@ -7,20 +7,29 @@ import Foundation
 enum DeviceCommands {
     static let all: [Command] = [activate, login, logout, changePassword]
 
+    static let user = Option<String?>.text("user", "USER", help: "the user id")
+    static let code = Option<String?>.text("code", "CODE", help: "the activation code")
+    static let name = Option<String?>.text("name", "NAME", help: "device name (default: this host's name)")
+    static let noPassword = Flag("no-password", help: "device signature only (when the policy allows)")
+    static let token = Option<String?>.text("token", "TOKEN", help: "the password_change_token of a 110 answer")
+
     static let activate = Command(spec: CommandSpec(
         path: "device activate", summary: "Bind this device to a user with the one-time activation code and set the password.",
-        options: [.value("user", "USER", "the user id"), .value("code", "CODE", "the activation code"),
-                  .value("name", "NAME", "device name (default: this host's name)"), ClientOptions.passwordStdin,
-                  ClientOptions.server, ClientOptions.profile, ClientOptions.json])
+        options: [user.spec, code.spec, name.spec, ClientOptions.passwordStdin.spec,
+                  ClientOptions.server.spec, ClientOptions.profile.spec, ClientOptions.json.spec],
+        example: "custos device activate --user alice --code <activation code> --server http://127.0.0.1:8080"),
+        validate: { arguments in
+            guard arguments[user] != nil else { throw UsageError("--user is required") }
+            guard arguments[code] != nil else { throw UsageError("--code is required") }
+        }
     ) { arguments in
-        guard let userID = arguments.value("user") else { throw UsageError("--user is required") }
-        guard let code = arguments.value("code") else { throw UsageError("--code is required") }
+        let (userID, code) = (arguments[user]!, arguments[code]!)
         let server = try ClientOptions.serverURL(arguments)
         let directory = Profile.directory(arguments)
         let password = try PasswordInput.readNew(arguments)
-        let name = arguments.value("name") ?? ProcessInfo.processInfo.hostName
+        let name = arguments[name] ?? ProcessInfo.processInfo.hostName
         let client = try Profile.client(server: server, directory: directory)
-        let result = try callServer { try await client.activate(userID: userID, activationCode: code, password: password, deviceName: name) }
+        let result = try await client.activate(userID: userID, activationCode: code, password: password, deviceName: name)
         if let deviceID = result.deviceID {
             try Profile(server: server.absoluteString, userID: userID, deviceID: deviceID, sessionToken: result.session?.token).save(directory)
         }
@@ -29,14 +38,14 @@ enum DeviceCommands {
 
     static let login = Command(spec: CommandSpec(
         path: "login", summary: "Log in with this device's key, and the password when the server asks for it.",
-        options: [ClientOptions.passwordStdin, .flag("no-password", "device signature only (when the policy allows)"),
-                  ClientOptions.profile, ClientOptions.json])
+        options: [ClientOptions.passwordStdin.spec, noPassword.spec,
+                  ClientOptions.profile.spec, ClientOptions.profileServer.spec, ClientOptions.json.spec])
     ) { arguments in
         let (saved, directory, client) = try Profile.open(arguments)
         var profile = saved
-        let password = arguments.has("no-password") ? nil : try PasswordInput.read(arguments, prompt: "Password: ")
+        let password = arguments[noPassword] ? nil : try PasswordInput.read(arguments, prompt: "Password: ")
         let (userID, deviceID) = (profile.userID, profile.deviceID)
-        let result = try callServer { try await client.login(userID: userID, deviceID: deviceID, password: password) }
+        let result = try await client.login(userID: userID, deviceID: deviceID, password: password)
         if let token = result.session?.token {
             profile.sessionToken = token
             try profile.save(directory)
@@ -46,7 +55,7 @@ enum DeviceCommands {
 
     static let logout = Command(spec: CommandSpec(
         path: "logout", summary: "End the session on the server (and forget it here, also when the server has already ended it).",
-        options: [ClientOptions.profile])
+        options: [ClientOptions.profile.spec, ClientOptions.profileServer.spec])
     ) { arguments in
         let (saved, directory, client) = try Profile.open(arguments)
         var profile = saved
@@ -56,7 +65,7 @@ enum DeviceCommands {
         }
         var message = "logged out"
         do {
-            try callServer { try await client.logout() }
+            try await client.logout()
         } catch let error as CustosError where error.httpStatus == 401 {
             // Expired or revoked: there is nothing left to end on the server.
             message = "the session had already ended; logged out"
@@ -70,21 +79,21 @@ enum DeviceCommands {
     static let changePassword = Command(spec: CommandSpec(
         path: "password change",
         summary: "Change the password (old then new; with --password-stdin, two lines). Works in a session or after status 110 with --token.",
-        options: [ClientOptions.passwordStdin, .value("token", "TOKEN", "the password_change_token of a 110 answer"),
-                  ClientOptions.profile, ClientOptions.json])
+        options: [ClientOptions.passwordStdin.spec, token.spec,
+                  ClientOptions.profile.spec, ClientOptions.profileServer.spec, ClientOptions.json.spec])
     ) { arguments in
         let (profile, _, client) = try Profile.open(arguments)
         let old = try PasswordInput.read(arguments, prompt: "Old password: ")
         let new: String
-        if arguments.has("password-stdin") {
+        if arguments[ClientOptions.passwordStdin] {
             new = try PasswordInput.nextLine("new password")
         } else {
             new = try PasswordInput.promptWithoutEcho("New password: ")
             try PasswordInput.confirm(new)
         }
-        let token = arguments.value("token")
+        let token = arguments[token]
         let userID = profile.userID
-        let result = try callServer { try await client.changePassword(userID: userID, oldPassword: old, newPassword: new, passwordChangeToken: token) }
+        let result = try await client.changePassword(userID: userID, oldPassword: old, newPassword: new, passwordChangeToken: token)
         return try report(arguments, result, success: "password changed")
     }
 

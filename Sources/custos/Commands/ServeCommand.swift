@@ -9,9 +9,9 @@ import Foundation
 enum ServeCommand {
     static let command = Command(
         spec: CommandSpec(path: "serve", summary: "Serve the Custos HTTP API (SQLite by default, PostgreSQL with --database-url).",
-                          options: settingOptions(Setting.all))
+                          options: settingOptions(Setting.all), example: "custos serve --dev --port 8080")
     ) { arguments in
-        try run(arguments)
+        try await run(arguments)
     }
 
     /// One option per setting; boolean settings are switches: `--idv` turns one on,
@@ -21,7 +21,24 @@ enum ServeCommand {
             let name = String(setting.flag.dropFirst(2))
             let help = "\(setting.help) [\(setting.environmentVariable)]"
             if setting.isBoolean { return .switch(name, help) }
-            return .value(name, "VALUE", help)
+            return .value(name, placeholder(forKey: setting.key), help)
+        }
+    }
+
+    /// What `--help` names a setting's value, read from its key alone (the key is the part of
+    /// a setting that stays put): `--port PORT`, `--data-dir DIR`, `--take-memory-days N`.
+    static func placeholder(forKey key: String) -> String {
+        let last = key.split(separator: "_").last.map(String.init) ?? key
+        switch last {
+        case "port", "host": return last.uppercased()
+        case "dir": return "DIR"
+        case "file", "config": return "PATH"
+        case "url", "issuer": return "URL"
+        case "threshold": return "NUMBER"
+        case "days", "seconds", "minutes", "hours", "bytes", "kib", "threads", "workers", "limit", "size", "attempts", "length",
+             "iterations", "challenge", "width", "frames", "window", "grace", "timeout", "connections", "ip":
+            return "N"
+        default: return "VALUE"
         }
     }
 
@@ -43,7 +60,7 @@ enum ServeCommand {
         }
     }
 
-    private static func run(_ arguments: ParsedArguments) throws -> ExitCode {
+    private static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let resolved = try resolveConfiguration(arguments)
         let configuration = resolved.configuration
         let sink = FileDescriptorLogSink(fileDescriptor: STDERR_FILENO)
@@ -80,7 +97,7 @@ enum ServeCommand {
 
         let housekeeping = services.startHousekeeping(store: store, configuration: configuration, logger: logger)
 
-        let signal = waitForTerminationSignal()
+        let signal = await terminationSignal()
         logger.info("shutting_down", ["signal": .string(signal)])
         housekeeping.stop()
         server.stop()
@@ -90,33 +107,20 @@ enum ServeCommand {
         return .ok
     }
 
-    /// Blocks until SIGTERM or SIGINT arrives; returns its name.
-    private static func waitForTerminationSignal() -> String {
-        let received = DispatchSemaphore(value: 0)
-        let name = LockedBox("")
+    /// Waits until SIGTERM or SIGINT arrives; returns its name.
+    private static func terminationSignal() async -> String {
+        let (received, delivery) = AsyncStream.makeStream(of: String.self)
         let queue = DispatchQueue(label: "custos.signals")
         var sources: [any DispatchSourceSignal] = []
         for (number, label) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler {
-                name.set(label)
-                received.signal()
-            }
+            source.setEventHandler { delivery.yield(label) }
             source.resume()
             sources.append(source)
         }
-        received.wait()
+        let name = await received.first { _ in true } ?? "SIGTERM"
         sources.forEach { $0.cancel() }
-        return name.get()
+        return name
     }
-}
-
-/// A value shared with a signal handler.
-final class LockedBox<Value: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func set(_ newValue: Value) { lock.withLock { value = newValue } }
-    func get() -> Value { lock.withLock { value } }
 }
