@@ -1,12 +1,13 @@
 # Two commands on a fresh Debian 12 machine with Swift:
 #   make run    install what is missing, build (release), serve on 127.0.0.1:8080 with SQLite
 #   make test   install what is missing, build, run every test (PostgreSQL ones included)
+#   make demo   install what is missing, build, run opt-in, authentication and KYC on sample frames
 SWIFT ?= swift
 DATA_DIR ?= .custos
 PORT ?= 8080
 BIN := .build/release/custos
 
-.PHONY: run test deps build clean bench-http
+.PHONY: run test demo deps build clean bench-http
 
 deps:
 	@scripts/install-deps.sh
@@ -16,6 +17,10 @@ build: deps
 
 run: build
 	$(BIN) serve --dev --data-dir $(DATA_DIR) --host 127.0.0.1 --port $(PORT)
+
+# Serves itself on a temporary SQLite directory: no `make run` needed.
+demo: build
+	$(BIN) demo
 
 # Face code is slow unoptimised, so tests build and run in release. PostgreSQL tests run
 # against a throwaway cluster that scripts/with-postgres.sh starts and always stops; a

@@ -95,7 +95,7 @@ enum CommandLineTool {
     static let allCommands: [Command] = [ServeCommand.command, MigrateCommand.command]
         + AdminAPIKeyCommands.all + AdminAuditCommands.all + [AdminKeysCommand.rotate, AdminKeysCommand.rotateSigning, AdminMasterKeyCommand.rotate] + AdminUserCommands.all + DeviceCommands.all
         + IDVCommands.all + AdminIDVCommands.all + [BenchLoginCommand.command, BenchIDVCommand.command]
-        + [VersionCommand.command, HelpCommand.command] + FaceCommands.all
+        + [DemoCommand.command, VersionCommand.command, HelpCommand.command] + FaceCommands.all
 
     static var overview: String {
         (["usage: custos COMMAND [options]", "", "commands:"]
