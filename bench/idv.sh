@@ -33,7 +33,8 @@ run() { # concurrency
   local port log; port=$(free_port); log="$work/server-$1.log"
   # Every round replays one recording (with fresh bytes): the take memory that refuses replays
   # is off here, so each round is judged in full.
-  "$bin" serve --dev --data-dir "$work/data" --port "$port" --liveness-actions blink --max-attempts 100 --take-memory-days 0 2>"$log" &
+  "$bin" serve --dev --data-dir "$work/data" --port "$port" --liveness-actions blink --max-attempts 100 --take-memory-days 0 \
+    --rate-limit-per-ip 0 --rate-limit-per-user 0 2>"$log" &
   pid=$!
   for _ in $(seq 1 300); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.1; done
   "$bin" bench idv --server "http://127.0.0.1:$port" --api-key "$key" --enroll "$work/enroll" --frames "$work/auth" \

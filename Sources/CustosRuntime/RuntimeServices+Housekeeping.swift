@@ -6,13 +6,17 @@ import CustosStore
 extension RuntimeServices {
     /// Starts the periodic sweeps a running server needs: spent tokens, remembered takes,
     /// document images past retention, stale lockout counters, expired sessions and IDV
-    /// transactions. Stop it before closing `store`.
-    public func startHousekeeping(store: SQLStore, configuration: ServerConfiguration, logger: Logger) -> Housekeeping {
+    /// transactions, ended rate-limit windows. Stop it before closing `store`.
+    public func startHousekeeping(store: SQLStore, configuration: ServerConfiguration, rateLimiter: RateLimiter?,
+                                  logger: Logger) -> Housekeeping {
         var sweeps: [Housekeeping.Sweep] = [
             .tokens(store), .frameMemories(store), .documents(store),
             .counters(store, prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
             .init("expired_sessions_purged") { [identity] _ in try identity.purgeExpiredSessions() },
         ]
+        if let rateLimiter {
+            sweeps.append(.init("rate_limit_windows_purged") { _ in try rateLimiter.purgeEndedWindows() })
+        }
         if let idv {
             sweeps.append(.init("expired_idv_transactions_closed") { _ in try idv.closeExpiredTransactions() })
         }

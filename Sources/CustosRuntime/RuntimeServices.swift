@@ -1,6 +1,7 @@
 import CustosCore
 import CustosCrypto
 import CustosServer
+import CustosStore
 
 /// The application's services as built, with their concrete types (tests drive them directly).
 public struct RuntimeServices: Sendable {
@@ -10,6 +11,12 @@ public struct RuntimeServices: Sendable {
     public let idv: IDVService?
     public let signer: SigningKeyRing
     public let clock: any Clock
+
+    /// The authentication endpoints' rate limits: in the database on PostgreSQL, where every
+    /// node shares them; in memory on SQLite, a single node, where a write per request would cost.
+    public func rateLimiter(_ configuration: ServerConfiguration, store: SQLStore) -> RateLimiter {
+        RateLimiter(counters: configuration.databaseURL == nil ? MemoryCounters() : store, clock: clock, policy: configuration.rateLimits)
+    }
 
     /// What the HTTP application needs of them.
     public func dependencies(database: any DatabaseHealth, rateLimiter: RateLimiter? = nil) -> ApplicationDependencies {

@@ -1,4 +1,5 @@
 import CustosCore
+import CustosHTTP
 import CustosServer
 import Foundation
 import Testing
@@ -110,5 +111,19 @@ import Testing
         let printed = resolved.describe().joined(separator: "\n")
         #expect(!printed.contains("hunter2") && !printed.contains("s3cret"))
         #expect(printed.contains("postgres://custos@db.internal/custos?****"))
+    }
+
+    @Test func rateLimitsDeadlineAndTrustedProxies() throws {
+        let defaults = try ConfigurationLoader().load(flags: [:], environment: [:]).configuration
+        #expect(defaults.rateLimits == RateLimitPolicy(perClient: 300, perUser: 30, window: 60))
+        #expect(defaults.http.requestDeadlineSeconds == 60 && defaults.http.trustedProxies.isEmpty)
+        let set = try ConfigurationLoader().load(
+            flags: ["rate_limit_per_ip": "0", "request_deadline": "20"],
+            environment: ["CUSTOS_RATE_LIMIT_PER_USER": "5", "CUSTOS_TRUSTED_PROXIES": "10.0.0.2, ::1"]).configuration
+        #expect(set.rateLimits.perClient == 0 && set.rateLimits.perUser == 5 && set.http.requestDeadlineSeconds == 20)
+        #expect(set.http.trustedProxies == [RemoteAddress(parsing: "10.0.0.2")!, RemoteAddress(parsing: "::1")!])
+        #expect(throws: ConfigurationError.self) {
+            try ConfigurationLoader().load(flags: ["trusted_proxies": "proxy.internal"], environment: [:])
+        }
     }
 }

@@ -11,6 +11,7 @@ import Testing
         #expect(resolved.configuration.resolvedIssuer == "https://auth.example.com")
         #expect(resolved.configuration.idvAudience == "bank-backend")
         #expect(resolved.configuration.http.maxConnectionsPerIP == 0)
+        #expect(resolved.configuration.http.trustedProxies.map(\.description) == ["127.0.0.1"])
         #expect(resolved.configuration.masterKeyFile == "/etc/custos/master-key")
     }
 }

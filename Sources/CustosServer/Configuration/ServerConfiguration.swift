@@ -22,6 +22,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var sqliteSynchronous: SQLiteSynchronous = .full
     public var databasePoolSize = 4
     public var identity = IdentityPolicy()
+    /// Requests a minute to the authentication endpoints, per client address and per user.
+    public var rateLimits = RateLimitPolicy()
     /// Argon2id cost: time (iterations) and memory (KiB).
     public var argon2Iterations = 3
     public var argon2MemoryKiB = 65536

@@ -24,6 +24,15 @@ extension Setting {
     public static let connectionTimeout = Setting.integer("connection_timeout", 1...3600, help: "seconds before an idle connection is closed (default 30)") { $0.http.connectionTimeoutSeconds = $1 }
     public static let maxConnections = Setting.integer("max_connections", 1...100_000, help: "connections open at once (default 1000)") { $0.http.maxConnections = $1 }
     public static let maxConnectionsPerIP = Setting.integer("max_connections_per_ip", 0...100_000, help: "connections open at once from one IP; 0 = no limit (default 128; raise it behind a reverse proxy)") { $0.http.maxConnectionsPerIP = $1 }
+    public static let requestDeadline = Setting.integer("request_deadline", 1...3600, help: "seconds in which a request's body must arrive; a slower one is cut off (default 60)") { $0.http.requestDeadlineSeconds = $1 }
+    public static let trustedProxies = Setting.text("trusted_proxies", help: "reverse proxies whose X-Forwarded-For names the client, comma-separated addresses (default: none)", parse: { text in
+        try Set(text.split(separator: ",").map { item in
+            guard let address = RemoteAddress(parsing: item) else { throw Invalid(reason: "'\(item)' is not an IP address") }
+            return address
+        })
+    }, apply: { $0.http.trustedProxies = $1 })
+    public static let rateLimitPerIP = Setting.integer("rate_limit_per_ip", 0...1_000_000, help: "requests a minute from one client address to sign-in, password change and IDV uploads; 0 = no limit (default 300)") { $0.rateLimits.perClient = $1 }
+    public static let rateLimitPerUser = Setting.integer("rate_limit_per_user", 0...1_000_000, help: "requests a minute of one user to password change and IDV uploads; 0 = no limit (default 30)") { $0.rateLimits.perUser = $1 }
     public static let shutdownGrace = Setting.integer("shutdown_grace", 0...3600, help: "seconds to finish in-flight requests on shutdown (default 10)") { $0.http.shutdownGraceSeconds = Double($1) }
     public static let logLevel = Setting.choice("log_level", named: { (level: Logger.Level) in level.name }, help: "least severe log level written (default info)") { $0.logLevel = $1 }
     public static let sqliteSynchronous = Setting.choice("sqlite_synchronous", named: { (mode: ServerConfiguration.SQLiteSynchronous) in mode.rawValue }, help: "SQLite durability: full (default) or normal") { $0.sqliteSynchronous = $1 }
@@ -73,7 +82,7 @@ extension Setting {
     /// `liveness_actions_per_challenge`, so an explicit count wins).
     public static let all: [Setting] = [
         .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .workers, .queueLimit, .maxBodyBytes, .maxJSONBodyBytes,
-        .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .shutdownGrace, .logLevel, .sqliteSynchronous,
+        .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .requestDeadline, .trustedProxies, .rateLimitPerIP, .rateLimitPerUser, .shutdownGrace, .logLevel, .sqliteSynchronous,
         .databasePoolSize, .maxAttempts, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,
         .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessPause, .livenessMinFaceWidth, .livenessMaxFrames,

@@ -33,6 +33,12 @@ public struct RateLimiter: Sendable {
         self.policy = policy
     }
 
+    /// Deletes the counters of windows that have ended; returns how many.
+    @discardableResult
+    public func purgeEndedWindows() throws -> Int {
+        try counters.purgeCounters(prefix: Self.keyPrefix, updatedBefore: clock.now().addingTimeInterval(-policy.window))
+    }
+
     /// Counts one request from the request's client address; 429 past the limit.
     func admitClient(_ request: Request, scope: String) throws {
         try admit(scope: scope, who: "ip:" + (request.remoteAddress?.description ?? "-"), limit: policy.perClient)

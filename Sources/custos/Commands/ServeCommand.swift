@@ -71,9 +71,12 @@ enum ServeCommand {
         let store = try MasterKeyLoader.openStore(configuration, checking: masterKeys)
         let server: HTTPServer
         let services: RuntimeServices
+        let rateLimiter: RateLimiter
         do {
             services = try ApplicationFactory.services(configuration, store: store, masterKeys: masterKeys)
-            server = CustosApplication.makeServer(services.dependencies(database: store), configuration: configuration.http, logger: logger)
+            rateLimiter = services.rateLimiter(configuration, store: store)
+            server = CustosApplication.makeServer(services.dependencies(database: store, rateLimiter: rateLimiter),
+                                                  configuration: configuration.http, logger: logger)
             try server.start()
         } catch {
             store.close()
@@ -95,7 +98,7 @@ enum ServeCommand {
         }
         sink.flush()
 
-        let housekeeping = services.startHousekeeping(store: store, configuration: configuration, logger: logger)
+        let housekeeping = services.startHousekeeping(store: store, configuration: configuration, rateLimiter: rateLimiter, logger: logger)
 
         let signal = await terminationSignal()
         logger.info("shutting_down", ["signal": .string(signal)])
