@@ -49,11 +49,13 @@ let package = Package(
             // P-256 device keys on Linux (CryptoKit / Secure Enclave on Apple platforms).
             .target(name: "CustosCrypto", condition: .when(platforms: [.linux])),
         ]),
+        // Face-matching and liveness evaluation: data-set readers, pairs, calibration, ROC charts.
+        .target(name: "CustosEval", dependencies: ["CustosCore", "CustosFace", "CustosCrypto"]),
         // The one command: serve, migrate, admin, flows, bench, eval.
         .executableTarget(
             name: "custos",
             dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosServer", "CustosSDK",
-                           "CustosFace", "CustosRuntime"]
+                           "CustosFace", "CustosEval", "CustosRuntime"]
         ),
 
         // Shared by test targets only (environment, child processes); not a product.
@@ -66,6 +68,7 @@ let package = Package(
         .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosFace", "CustosRuntime", "CustosTestSupport"]),
         .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI", "CustosCrypto"]),
         .testTarget(name: "CustosFaceTests", dependencies: ["CustosFace", "CustosCore", "CFaceShim", "CustosTestSupport"]),
+        .testTarget(name: "CustosEvalTests", dependencies: ["CustosEval", "CustosFace", "CustosCore", "CustosTestSupport"]),
         .testTarget(name: "CustosCLITests", dependencies: ["CustosAPI", "CustosCore", "CustosStore", "CustosCrypto", "CustosTestSupport"]),
     ],
     swiftLanguageModes: [.v6],

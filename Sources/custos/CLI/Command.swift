@@ -1,3 +1,4 @@
+import CustosEval
 import CustosRuntime
 import Foundation
 
@@ -50,6 +51,9 @@ enum CommandLineTool {
         } catch let error as UsageError {
             return usage(error.message, command)
         } catch let error as RuntimeError where error.kind == .configuration {
+            return usage(error.message, command)
+        } catch let error as EvalError {
+            // A data set or pairs file the command was pointed at that is missing or malformed.
             return usage(error.message, command)
         } catch {
             Console.error("custos \(command.spec.path): \(error)")

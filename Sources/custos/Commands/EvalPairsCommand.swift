@@ -1,3 +1,4 @@
+import CustosEval
 import CustosCore
 import CustosFace
 import Foundation

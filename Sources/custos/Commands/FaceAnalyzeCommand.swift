@@ -1,3 +1,4 @@
+import CustosEval
 import CustosCore
 import CustosFace
 import Foundation
@@ -37,7 +38,7 @@ enum FaceAnalyzeCommand {
         for path in arguments.positionals {
             var result = ImageResult(file: path)
             do {
-                let image = try engine.decode(FaceCommandSupport.readFile(path))
+                let image = try engine.decode(EvalFiles.read(path))
                 result.width = image.width
                 result.height = image.height
                 result.faces = try engine.analyze(image, options: options)

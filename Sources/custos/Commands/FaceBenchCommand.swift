@@ -1,3 +1,4 @@
+import CustosEval
 import CustosCore
 import CustosFace
 import Foundation
@@ -68,7 +69,7 @@ enum FaceBenchCommand {
 
         var images: [Data] = []
         for path in arguments.positionals {
-            let data = try FaceCommandSupport.readFile(path)
+            let data = try EvalFiles.read(path)
             images.append(data)
             let result = try benchmark.measure(name: path, data: data)
             func stages(_ r: FaceBenchmark.ImageResult) -> [String: Stage] {

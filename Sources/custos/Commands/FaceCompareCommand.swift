@@ -1,3 +1,4 @@
+import CustosEval
 import CustosCore
 import CustosFace
 import Foundation
@@ -32,7 +33,7 @@ enum FaceCompareCommand {
     }
 
     private static func largestFace(_ path: String, engine: FaceEngine, options: FaceOptions) throws(FaceError) -> Face {
-        let faces = try engine.analyze(FaceCommandSupport.readFile(path), options: options)
+        let faces = try engine.analyze(EvalFiles.read(path), options: options)
         guard let face = faces.largest else {
             throw FaceError(.noFace, "no face found in \(path)")
         }

@@ -1,3 +1,4 @@
+import CustosEval
 import CustosCore
 import CustosFace
 import Foundation
@@ -58,14 +59,6 @@ enum FaceCommandSupport {
         return try FaceEngine(configuration: FaceEngineConfiguration(models: files, poolSize: poolSize,
                                                                      use68PointLandmarks: options.landmarks == .sixtyEight,
                                                                      useCNNDetector: loadCNN || options.detector == .cnn, imageLimits: limits))
-    }
-
-    static func readFile(_ path: String) throws(FaceError) -> Data {
-        do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
-        } catch {
-            throw FaceError(.imageUnreadable, "cannot read \(path)")
-        }
     }
 
     /// Compact JSON with sorted keys, one document.

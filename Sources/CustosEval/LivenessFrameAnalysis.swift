@@ -6,7 +6,7 @@ import Foundation
 /// Face analysis of liveness frames for `custos eval liveness`: each distinct frame (by the
 /// SHA-256 of its bytes) analysed once, in parallel on the engine's pool. A frame that
 /// cannot be decoded counts as showing no face, and is counted.
-final class LivenessFrameAnalysis: @unchecked Sendable {
+public final class LivenessFrameAnalysis: @unchecked Sendable {
     private let engine: FaceEngine
     private let options: FaceOptions
     private let threads: Int
@@ -19,7 +19,7 @@ final class LivenessFrameAnalysis: @unchecked Sendable {
 
     /// `cnnFallbackFrames`: as the server, frames of a presentation where HOG finds no face
     /// that get a second look by the CNN detector.
-    init(engine: FaceEngine, options: FaceOptions, threads: Int, cnnFallbackFrames: Int = 0) {
+    public init(engine: FaceEngine, options: FaceOptions, threads: Int, cnnFallbackFrames: Int = 0) {
         self.engine = engine
         self.options = options
         self.threads = threads
@@ -27,10 +27,10 @@ final class LivenessFrameAnalysis: @unchecked Sendable {
     }
 
     /// Frames analysed so far.
-    var count: Int { facesByDigest.count }
+    public var count: Int { facesByDigest.count }
 
     /// Analyses the frames not seen before.
-    func analyse(_ frames: [DigestedFrame]) {
+    public func analyse(_ frames: [DigestedFrame]) {
         var pending: [Data: Data] = [:]
         for frame in frames where facesByDigest[frame.digest] == nil { pending[frame.digest] = frame.bytes }
         let work = Array(pending)
@@ -45,14 +45,14 @@ final class LivenessFrameAnalysis: @unchecked Sendable {
     }
 
     /// The faces of an analysed frame (best detection first).
-    func faces(_ frame: DigestedFrame) -> [Face] { facesByDigest[frame.digest] ?? [] }
+    public func faces(_ frame: DigestedFrame) -> [Face] { facesByDigest[frame.digest] ?? [] }
 
     /// The fingerprints of analysed frames (nil where a frame could not be decoded).
-    func fingerprints(_ frames: [DigestedFrame]) -> [FrameFingerprint?] { frames.map { fingerprintsByDigest[$0.digest] } }
+    public func fingerprints(_ frames: [DigestedFrame]) -> [FrameFingerprint?] { frames.map { fingerprintsByDigest[$0.digest] } }
 
     /// The frames as the detector sees them, captured at `fps` from time 0, with the server's
     /// CNN second look at the first frames without a face.
-    func livenessFrames(_ frames: [DigestedFrame], fps: Double) -> [LivenessFrame] {
+    public func livenessFrames(_ frames: [DigestedFrame], fps: Double) -> [LivenessFrame] {
         var fallbacks = cnnFallbackFrames
         return frames.enumerated().map { index, frame in
             var faces = facesByDigest[frame.digest] ?? []
@@ -77,11 +77,11 @@ final class LivenessFrameAnalysis: @unchecked Sendable {
 
 /// A frame's bytes with their SHA-256, computed once when the frame is read or made: the
 /// analysis and the detector know frames by digest.
-struct DigestedFrame: Sendable {
-    let bytes: Data
-    let digest: Data
+public struct DigestedFrame: Sendable {
+    public let bytes: Data
+    public let digest: Data
 
-    init(_ bytes: Data) {
+    public init(_ bytes: Data) {
         self.bytes = bytes
         digest = CustosCrypto.SHA256.hash(bytes)
     }

@@ -4,9 +4,9 @@ import Foundation
 /// The error rates of `custos eval liveness` in ISO/IEC 30107-3 terms: BPCER (bona fide
 /// presentations classified as attacks) over the genuine windows, APCER (attack
 /// presentations classified as bona fide) per attack type, with counts and failure reasons.
-struct LivenessReport: Encodable {
+public struct LivenessReport: Encodable {
     /// Counts of one group of presentations.
-    struct Tally: Encodable {
+    public struct Tally: Encodable {
         var presentations = 0
         /// Genuine: rejected; attacks: accepted. The error count either way.
         var errors = 0
@@ -29,7 +29,7 @@ struct LivenessReport: Encodable {
 
         enum CodingKeys: String, CodingKey { case presentations, errors, rate, failures, byAction = "by_action" }
 
-        func encode(to encoder: Encoder) throws {
+        public func encode(to encoder: Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(presentations, forKey: .presentations)
             try container.encode(errors, forKey: .errors)
@@ -39,41 +39,41 @@ struct LivenessReport: Encodable {
         }
     }
 
-    let window: Int
-    let stride: Int
-    let actions: [String]
-    let framesAnalysed: Int
-    let analysisErrors: Int
-    let seconds: Double
-    let skipped: SkippedWindows
+    public let window: Int
+    public let stride: Int
+    public let actions: [String]
+    public let framesAnalysed: Int
+    public let analysisErrors: Int
+    public let seconds: Double
+    public let skipped: SkippedWindows
     /// BPCER over all genuine windows, and per sequence.
-    let bpcer: Tally
-    let bpcerBySequence: [String: Tally]
+    public let bpcer: Tally
+    public let bpcerBySequence: [String: Tally]
     /// Genuine windows compared with the earlier windows of their sequence, and how many were
     /// taken for a replay of one (a false replay: a BPCER of the take memory).
-    let takesCompared: Int
-    let takesRefusedAsReplays: Int
+    public let takesCompared: Int
+    public let takesRefusedAsReplays: Int
     /// APCER per attack type (reference types included, flagged in `referenceTypes`).
-    let apcer: [String: Tally]
-    let referenceTypes: [String]
+    public let apcer: [String: Tally]
+    public let referenceTypes: [String]
     /// ISO/IEC 30107-3's summary: the worst APCER over the (non-reference) attack types.
-    let maximumAPCER: Double
-    let meetsAPCERTarget: Bool
-    let meetsBPCERTarget: Bool
+    public let maximumAPCER: Double
+    public let meetsAPCERTarget: Bool
+    public let meetsBPCERTarget: Bool
     /// Every attack presentation the detector accepted: what to look at first.
-    let acceptedAttacks: [Accepted]
+    public let acceptedAttacks: [Accepted]
 
     /// One accepted attack presentation.
-    struct Accepted: Encodable {
+    public struct Accepted: Encodable {
         let type: String
         let source: String
         let action: String
         let detail: String
     }
 
-    static let bpcerTarget = 0.10
+    public static let bpcerTarget = 0.10
 
-    init(_ evaluation: LivenessEvaluation, settings: LivenessEvaluation.Settings, analysis: LivenessFrameAnalysis, seconds: Double) {
+    public init(_ evaluation: LivenessEvaluation, settings: LivenessEvaluation.Settings, analysis: LivenessFrameAnalysis, seconds: Double) {
         window = settings.window
         stride = settings.stride
         actions = settings.actions.map(\.rawValue)
@@ -111,7 +111,7 @@ struct LivenessReport: Encodable {
         }
     }
 
-    enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey {
         case window, stride, actions, seconds, skipped, bpcer, apcer
         case framesAnalysed = "frames_analysed", analysisErrors = "analysis_errors", bpcerBySequence = "bpcer_by_sequence"
         case referenceTypes = "reference_types", maximumAPCER = "maximum_apcer", meetsAPCERTarget = "meets_apcer_target"
@@ -121,7 +121,7 @@ struct LivenessReport: Encodable {
 
     // MARK: Text
 
-    var lines: [String] {
+    public var lines: [String] {
         var lines = ["windows of \(window) frames every \(stride); challenges: \(actions.joined(separator: ", "))"]
         lines.append(String(format: "frames analysed: %d in %.1f s%@", framesAnalysed, seconds,
                             analysisErrors > 0 ? " (\(analysisErrors) could not be decoded: no face)" : ""))

@@ -2,12 +2,12 @@ import Foundation
 
 extension PairsFile {
     /// Image file endings `identities(root:)` reads.
-    static let imageExtensions: Set<String> = ["jpg", "jpeg", "png"]
+    public static let imageExtensions: Set<String> = ["jpg", "jpeg", "png"]
 
     /// Every pair of a folder of identities laid out as `ROOT/<Name>/<images>`: each two
     /// images of one identity is a same pair, each two images of different identities a
     /// different pair. Names and files are sorted, so the list is the same on every run.
-    static func identities(root: String) throws -> Parsed {
+    public static func identities(root: String) throws -> Parsed {
         let folders = try listing(root).filter { isDirectory("\(root)/\($0)") }
         var images: [(identity: Int, path: String)] = []
         for (index, name) in folders.enumerated() {
@@ -23,7 +23,7 @@ extension PairsFile {
             }
         }
         guard pairs.contains(where: \.same), pairs.contains(where: { !$0.same }) else {
-            throw UsageError("\(root) needs at least two identity folders and one with two images")
+            throw EvalError("\(root) needs at least two identity folders and one with two images")
         }
         return Parsed(pairs: pairs, isLFW: false)
     }
@@ -32,7 +32,7 @@ extension PairsFile {
         do {
             return try FileManager.default.contentsOfDirectory(atPath: directory).filter { !$0.hasPrefix(".") }.sorted()
         } catch {
-            throw UsageError("cannot read the folder \(directory)")
+            throw EvalError("cannot read the folder \(directory)")
         }
     }
 

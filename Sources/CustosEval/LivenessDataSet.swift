@@ -7,39 +7,39 @@ import Foundation
 ///    ("eyes closed … around frames 6-7, 21-22") are judged on blinks, the others on turns;
 ///  - still images of kind `spoof_print`, `spoof_replay` (presentation-attack samples) and
 ///    `live_image` (a genuine capture, for reference).
-struct LivenessDataSet {
+public struct LivenessDataSet {
     /// One genuine frame sequence.
-    struct Sequence {
-        let name: String
-        let fps: Double
+    public struct Sequence {
+        public let name: String
+        public let fps: Double
         /// Frame files, in order.
-        let paths: [String]
+        public let paths: [String]
         /// Frame numbers (1-based, inclusive) with the eyes closed; empty for turn sequences.
-        let eyesClosed: [ClosedRange<Int>]
-        var isBlinkSequence: Bool { !eyesClosed.isEmpty }
+        public let eyesClosed: [ClosedRange<Int>]
+        public var isBlinkSequence: Bool { !eyesClosed.isEmpty }
     }
 
     /// A still image and its manifest kind.
-    struct Still {
-        let path: String
-        let kind: String
+    public struct Still {
+        public let path: String
+        public let kind: String
     }
 
-    let sequences: [Sequence]
-    let stills: [Still]
+    public let sequences: [Sequence]
+    public let stills: [Still]
 
-    static let stillKinds: Set<String> = ["spoof_print", "spoof_replay", "live_image"]
+    public static let stillKinds: Set<String> = ["spoof_print", "spoof_replay", "live_image"]
 
-    init(directory: String) throws {
+    public init(directory: String) throws {
         let manifestPath = "\(directory)/MANIFEST.tsv"
         guard let text = try? String(contentsOfFile: manifestPath, encoding: .utf8) else {
-            throw UsageError("cannot read \(manifestPath)")
+            throw EvalError("cannot read \(manifestPath)")
         }
         var lines = text.split(whereSeparator: \.isNewline).map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
         let header = lines.isEmpty ? [] : lines.removeFirst()
         guard let fileColumn = header.firstIndex(of: "file"), let kindColumn = header.firstIndex(of: "kind"),
               let notesColumn = header.firstIndex(of: "notes") else {
-            throw UsageError("\(manifestPath) needs the columns file, kind and notes")
+            throw EvalError("\(manifestPath) needs the columns file, kind and notes")
         }
         let rows = lines.filter { $0.count > max(fileColumn, kindColumn, notesColumn) }
         var notesByFolder: [String: String] = [:]
@@ -57,12 +57,12 @@ struct LivenessDataSet {
             try Self.sequence(name, directory: directory, notes: notesByFolder[name] ?? "")
         }
         self.stills = stills.sorted { $0.path < $1.path }
-        guard !sequences.isEmpty else { throw UsageError("\(manifestPath) lists no frames/<name>/ sequences") }
+        guard !sequences.isEmpty else { throw EvalError("\(manifestPath) lists no frames/<name>/ sequences") }
     }
 
     private static func sequence(_ name: String, directory: String, notes: String) throws -> Sequence {
         guard let match = notes.firstMatch(of: #/fps=([0-9]+(?:\.[0-9]+)?)/#), let fps = Double(match.1), fps > 0 else {
-            throw UsageError("no frame rate (fps=N) in the MANIFEST.tsv notes of frames/\(name)")
+            throw EvalError("no frame rate (fps=N) in the MANIFEST.tsv notes of frames/\(name)")
         }
         let folder = "\(directory)/frames/\(name)"
         let files = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])

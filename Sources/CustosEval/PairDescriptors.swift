@@ -7,8 +7,8 @@ import Foundation
 /// the bytes), computed in parallel on the engine's pool. The face nearest the image centre
 /// is used; when none is found, the centre region is aligned and described instead, and
 /// counted as a fallback.
-final class PairDescriptors: @unchecked Sendable {
-    enum Outcome: Sendable {
+public final class PairDescriptors: @unchecked Sendable {
+    public enum Outcome: Sendable {
         case described(FaceDescriptor, fallback: Bool)
         case failed(FaceError)
     }
@@ -18,20 +18,20 @@ final class PairDescriptors: @unchecked Sendable {
     private let lock = NSLock()
     private var byContent: [Data: Outcome] = [:]
 
-    init(engine: FaceEngine, options: FaceOptions) {
+    public init(engine: FaceEngine, options: FaceOptions) {
         self.engine = engine
         self.options = options
     }
 
     /// Describes every file (in parallel); returns the outcome per path.
-    func describe(paths: [String], threads: Int) -> [String: Outcome] {
+    public func describe(paths: [String], threads: Int) -> [String: Outcome] {
         let outcomes = ParallelMap.map(paths, threads: threads) { self.outcome(path: $0) }
         return Dictionary(zip(paths, outcomes), uniquingKeysWith: { first, _ in first })
     }
 
     private func outcome(path: String) -> Outcome {
         let data: Data
-        do { data = try FaceCommandSupport.readFile(path) } catch { return .failed(error) }
+        do { data = try EvalFiles.read(path) } catch { return .failed(error) }
         let key = CustosCrypto.SHA256.hash(data)
         if let cached = lock.withLock({ byContent[key] }) { return cached }
         let result: Outcome

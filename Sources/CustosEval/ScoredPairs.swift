@@ -5,21 +5,21 @@ import Foundation
 /// A pair list turned into distances: every distinct image described once (in parallel on
 /// the engine's pool, see `PairDescriptors`), then each pair scored. Pairs with an image
 /// that could not be described are left out and counted.
-struct ScoredPairs {
+public struct ScoredPairs {
     /// The scored pairs.
-    let metrics: FacePairMetrics
+    public let metrics: FacePairMetrics
     /// Distinct images described.
-    let imageCount: Int
+    public let imageCount: Int
     /// Pairs left out because an image failed.
-    let skipped: Int
+    public let skipped: Int
     /// Images described from the centre region because no face was found.
-    let fallbacks: Int
+    public let fallbacks: Int
     /// The images that failed, by path.
-    let failures: [String: FaceError]
+    public let failures: [String: FaceError]
     /// Wall-clock seconds for describing and scoring.
-    let seconds: Double
+    public let seconds: Double
 
-    init(_ pairs: [ImagePair], engine: FaceEngine, options: FaceOptions, threads: Int) {
+    public init(_ pairs: [ImagePair], engine: FaceEngine, options: FaceOptions, threads: Int) {
         let started = Date()
         let paths = Set(pairs.flatMap { [$0.first, $0.second] }).sorted()
         let outcomes = PairDescriptors(engine: engine, options: options).describe(paths: paths, threads: threads)

@@ -4,27 +4,27 @@ import Foundation
 /// The operating point `custos eval calibrate` reports: the highest threshold whose
 /// false-match rate on the pairs is at most the target (`FacePairMetrics.operatingPoint`),
 /// with the error counts behind both rates.
-struct Calibration: Encodable {
-    let targetFMR: Double
+public struct Calibration: Encodable {
+    public let targetFMR: Double
     /// Same person at or below this distance.
-    let threshold: Double
+    public let threshold: Double
     /// Different pairs at or below the threshold.
-    let falseMatches: Int
+    public let falseMatches: Int
     /// Same pairs above the threshold.
-    let falseNonMatches: Int
-    let fmr: Double
-    let fnmr: Double
+    public let falseNonMatches: Int
+    public let fmr: Double
+    public let fnmr: Double
     /// The smallest different-pair distance above the threshold: every threshold below it
     /// gives the same rates on these pairs (nil when no different pair lies above).
-    let nextImpostorDistance: Double?
+    public let nextImpostorDistance: Double?
     /// Different pairs needed before a rate as low as the target can be observed with 95%
     /// confidence (rule of three: zero errors in n trials bound the rate at 3/n); nil for a
     /// target of 0, which no number of pairs supports.
-    let impostorPairsNeeded: Int?
-    let enoughImpostors: Bool
+    public let impostorPairsNeeded: Int?
+    public let enoughImpostors: Bool
 
     /// nil without at least one same and one different pair.
-    init?(_ metrics: FacePairMetrics, targetFMR: Double) {
+    public init?(_ metrics: FacePairMetrics, targetFMR: Double) {
         guard metrics.genuineCount > 0, metrics.impostorCount > 0, let point = metrics.operatingPoint(atFAR: targetFMR) else {
             return nil
         }
@@ -41,7 +41,7 @@ struct Calibration: Encodable {
         enoughImpostors = needed.map { metrics.impostorCount >= $0 } ?? false
     }
 
-    enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey {
         case threshold, fmr, fnmr
         case targetFMR = "target_fmr", falseMatches = "false_matches", falseNonMatches = "false_non_matches"
         case nextImpostorDistance = "next_impostor_distance", impostorPairsNeeded = "impostor_pairs_needed"

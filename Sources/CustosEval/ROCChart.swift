@@ -3,8 +3,8 @@ import Foundation
 
 /// Writes the ROC curve (TAR against FAR on a log axis) as a self-contained SVG, and the
 /// points as CSV.
-enum ROCChart {
-    static func svg(_ points: [FacePairMetrics.Point], title: String, impostors: Int) -> String {
+public enum ROCChart {
+    public static func svg(_ points: [FacePairMetrics.Point], title: String, impostors: Int) -> String {
         let width = 640.0, height = 480.0, left = 70.0, right = 20.0, top = 40.0, bottom = 60.0
         let plotWidth = width - left - right, plotHeight = height - top - bottom
         let minimumExponent = min(-1, floor(log10(1 / Double(max(impostors, 10)))))
@@ -40,7 +40,7 @@ enum ROCChart {
         return svg
     }
 
-    static func csv(_ points: [FacePairMetrics.Point]) -> String {
+    public static func csv(_ points: [FacePairMetrics.Point]) -> String {
         "threshold,far,tar\n" + points.map { String(format: "%.6f,%.6f,%.6f", $0.threshold, $0.far, $0.tar) }.joined(separator: "\n") + "\n"
     }
 

@@ -1,11 +1,18 @@
 import Foundation
 
 /// A pair of images to compare, with the ground truth.
-struct ImagePair: Sendable, Hashable {
-    var first: String
-    var second: String
-    var same: Bool
-    var fold: Int?
+public struct ImagePair: Sendable, Hashable {
+    public var first: String
+    public var second: String
+    public var same: Bool
+    public var fold: Int?
+
+    public init(first: String, second: String, same: Bool, fold: Int?) {
+        self.first = first
+        self.second = second
+        self.same = same
+        self.fold = fold
+    }
 }
 
 /// Reads the two pair-list formats of `custos eval pairs`:
@@ -13,22 +20,22 @@ struct ImagePair: Sendable, Hashable {
 ///    and N lines `Name1 i Name2 j` (different people); images at `ROOT/Name/Name_000i.jpg`;
 ///  - TSV: `img1<TAB>img2<TAB>same` (same: 1/0, true/false, yes/no), paths relative
 ///    to ROOT or absolute; a header line is skipped.
-enum PairsFile {
-    struct Parsed {
-        var pairs: [ImagePair]
-        var isLFW: Bool
+public enum PairsFile {
+    public struct Parsed {
+        public var pairs: [ImagePair]
+        public var isLFW: Bool
     }
 
     /// Reads and parses the pairs file at `path`.
-    static func read(_ path: String, root: String) throws -> Parsed {
+    public static func read(_ path: String, root: String) throws -> Parsed {
         let text: String
-        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw UsageError("cannot read \(path)") }
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch { throw EvalError("cannot read \(path)") }
         return try parse(text, root: root)
     }
 
-    static func parse(_ text: String, root: String) throws -> Parsed {
+    public static func parse(_ text: String, root: String) throws -> Parsed {
         let lines = text.split(whereSeparator: \.isNewline).map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
-        guard let first = lines.first else { throw UsageError("the pairs file is empty") }
+        guard let first = lines.first else { throw EvalError("the pairs file is empty") }
         // LFW's header is one or two integers (tab- or space-separated): "10\t300".
         let fields = first.split(whereSeparator: \.isWhitespace)
         let header = fields.compactMap { Int($0) }
@@ -41,13 +48,13 @@ enum PairsFile {
         return Parsed(pairs: try tsv(lines, root: root), isLFW: false)
     }
 
-    static func lfwPath(root: String, name: String, number: String) throws -> String {
-        guard let index = Int(number), index >= 0 else { throw UsageError("bad image number '\(number)' in the pairs file") }
+    public static func lfwPath(root: String, name: String, number: String) throws -> String {
+        guard let index = Int(number), index >= 0 else { throw EvalError("bad image number '\(number)' in the pairs file") }
         return "\(root)/\(name)/\(name)_\(String(format: "%04d", index)).jpg"
     }
 
     private static func lfw(_ lines: [String], folds: Int, perFold: Int, root: String) throws -> [ImagePair] {
-        guard folds > 0, perFold > 0 else { throw UsageError("bad pairs.txt header") }
+        guard folds > 0, perFold > 0 else { throw EvalError("bad pairs.txt header") }
         var pairs: [ImagePair] = []
         for (index, line) in lines.enumerated() {
             let fields = line.split(whereSeparator: \.isWhitespace).map(String.init)
@@ -60,7 +67,7 @@ enum PairsFile {
                 pairs.append(ImagePair(first: try lfwPath(root: root, name: fields[0], number: fields[1]),
                                        second: try lfwPath(root: root, name: fields[2], number: fields[3]), same: false, fold: fold))
             default:
-                throw UsageError("pairs.txt line \(index + 2) has \(fields.count) fields, expected 3 or 4")
+                throw EvalError("pairs.txt line \(index + 2) has \(fields.count) fields, expected 3 or 4")
             }
         }
         return pairs
@@ -70,19 +77,19 @@ enum PairsFile {
         var pairs: [ImagePair] = []
         for (index, line) in lines.enumerated() {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            guard fields.count >= 3 else { throw UsageError("TSV line \(index + 1) needs img1<TAB>img2<TAB>same") }
+            guard fields.count >= 3 else { throw EvalError("TSV line \(index + 1) needs img1<TAB>img2<TAB>same") }
             let same: Bool
             switch fields[2].lowercased() {
             case "1", "true", "yes": same = true
             case "0", "false", "no": same = false
             default:
                 if index == 0 { continue }   // a header
-                throw UsageError("TSV line \(index + 1): 'same' must be 1/0, got '\(fields[2])'")
+                throw EvalError("TSV line \(index + 1): 'same' must be 1/0, got '\(fields[2])'")
             }
             let resolve = { (path: String) in path.hasPrefix("/") ? path : "\(root)/\(path)" }
             pairs.append(ImagePair(first: resolve(fields[0]), second: resolve(fields[1]), same: same, fold: nil))
         }
-        guard !pairs.isEmpty else { throw UsageError("no pairs in the TSV file") }
+        guard !pairs.isEmpty else { throw EvalError("no pairs in the TSV file") }
         return pairs
     }
 }

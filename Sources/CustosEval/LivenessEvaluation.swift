@@ -4,38 +4,39 @@ import Foundation
 
 /// `custos eval liveness`: genuine windows of the liveness data set and attacks made from
 /// them, analysed once, then judged by a `LivenessDetector`.
-struct LivenessEvaluation {
-    struct Settings {
+public struct LivenessEvaluation {
+    public struct Settings {
         /// Frames per window (and per attack sequence).
-        var window = 16
+        public var window = 16
         /// Frames between the starts of consecutive windows.
-        var stride = 8
+        public var stride = 8
         /// The challenges: one action each.
-        var actions: [LivenessAction] = LivenessAction.measured
+        public var actions: [LivenessAction] = LivenessAction.measured
         /// At most this many windows per sequence (nil: all).
-        var limit: Int?
+        public var limit: Int?
         /// Genuine frames per sequence that attacks are made from.
-        var attackSources = 3
+        public var attackSources = 3
         /// Frame rate given to sequences made from stills.
-        var stillFPS = 10.0
-        var policy = LivenessPolicy()
+        public var stillFPS = 10.0
+        public var policy = LivenessPolicy()
+        public init() {}
     }
 
     /// A presentation and what the detector said.
-    struct Judged: Sendable {
+    public struct Judged: Sendable {
         let presentation: LivenessPresentation
         let verdict: LivenessVerdict
     }
 
-    let genuine: [Judged]
-    let attacks: [Judged]
-    let skipped: SkippedWindows
+    public let genuine: [Judged]
+    public let attacks: [Judged]
+    public let skipped: SkippedWindows
     /// Genuine windows judged against every earlier, non-overlapping window of their sequence
     /// as the server remembers takes: how many had one, and how many were taken for a replay.
-    let takesCompared: Int
-    let takesRefusedAsReplays: Int
+    public let takesCompared: Int
+    public let takesRefusedAsReplays: Int
 
-    init(data: LivenessDataSet, analysis: LivenessFrameAnalysis, detector: any LivenessDetector, settings: Settings,
+    public init(data: LivenessDataSet, analysis: LivenessFrameAnalysis, detector: any LivenessDetector, settings: Settings,
          threads: Int) throws {
         let windows = try Self.candidateWindows(data, settings: settings)
         analysis.analyse(windows.flatMap(\.frames))
@@ -88,7 +89,7 @@ struct LivenessEvaluation {
 
     /// Each genuine window replayed with other bytes (remembered as submitted before), and each
     /// turn window played forward then backward against the turn and its opposite.
-    static func takeAttacks(_ genuine: [LivenessPresentation], threads: Int) throws -> [LivenessPresentation] {
+    public static func takeAttacks(_ genuine: [LivenessPresentation], threads: Int) throws -> [LivenessPresentation] {
         let types = LivenessAttackType.allCases.filter { $0.takeReplay != nil }
         let jobs = genuine.flatMap { take in types.map { (take, $0) } }
             + genuine.filter { $0.action != .blink }.map { ($0, LivenessAttackType.boomerang) }
@@ -113,7 +114,7 @@ struct LivenessEvaluation {
 
     /// A new take must not be refused for lining up with an earlier one of the same person:
     /// every genuine window against each earlier window of its sequence that shares no frame.
-    static func genuineTakesAgainstMemory(_ windows: [Window], analysis: LivenessFrameAnalysis,
+    public static func genuineTakesAgainstMemory(_ windows: [Window], analysis: LivenessFrameAnalysis,
                                           replay: SequenceReplay) -> (compared: Int, refused: Int) {
         var compared = 0, refused = 0
         for window in windows {
@@ -130,7 +131,7 @@ struct LivenessEvaluation {
 
     /// A run of a sequence's frames. Overlapping windows share the frames, read once per
     /// sequence; the slices keep the sequence's indices (the first is `start`).
-    struct Window {
+    public struct Window {
         let sequence: LivenessDataSet.Sequence
         /// Index of the first frame in the sequence.
         let start: Int
@@ -138,14 +139,14 @@ struct LivenessEvaluation {
         let frames: ArraySlice<DigestedFrame>
     }
 
-    static func candidateWindows(_ data: LivenessDataSet, settings: Settings) throws -> [Window] {
+    public static func candidateWindows(_ data: LivenessDataSet, settings: Settings) throws -> [Window] {
         var windows: [Window] = []
         for sequence in data.sequences where sequence.paths.count >= settings.window {
             let all = Array(stride(from: 0, through: sequence.paths.count - settings.window, by: settings.stride))
             let starts = all.prefix(settings.limit ?? all.count)
             guard let last = starts.last else { continue }
             // Each frame any window uses, read and hashed once.
-            let frames = try sequence.paths[..<(last + settings.window)].map { path in DigestedFrame(try FaceCommandSupport.readFile(path)) }
+            let frames = try sequence.paths[..<(last + settings.window)].map { path in DigestedFrame(try EvalFiles.read(path)) }
             for start in starts {
                 let range = start..<(start + settings.window)
                 windows.append(Window(sequence: sequence, start: start, paths: sequence.paths[range], frames: frames[range]))
@@ -154,7 +155,7 @@ struct LivenessEvaluation {
         return windows
     }
 
-    enum Label: Equatable {
+    public enum Label: Equatable {
         case action(LivenessAction)
         case noAction
         case noFaceAtEnds
@@ -163,7 +164,7 @@ struct LivenessEvaluation {
     /// Blink sequences: a blink when an eyes-closed range of the manifest lies inside the
     /// window with open frames on both sides. Turn sequences: the direction of the yaw change
     /// from the first to the last frame, when it reaches the policy's turn size.
-    static func label(_ window: Window, analysis: LivenessFrameAnalysis, policy: LivenessPolicy) -> Label {
+    public static func label(_ window: Window, analysis: LivenessFrameAnalysis, policy: LivenessPolicy) -> Label {
         if window.sequence.isBlinkSequence {
             let first = window.start + 1, last = window.start + window.frames.count   // 1-based frame numbers
             return window.sequence.eyesClosed.contains { $0.lowerBound > first && $0.upperBound < last } ? .action(.blink) : .noAction
@@ -180,7 +181,7 @@ struct LivenessEvaluation {
     // MARK: Attacks
 
     /// How to make one attack sequence, and the challenges it is judged against.
-    struct Recipe: Sendable {
+    public struct Recipe: Sendable {
         let type: LivenessAttackType
         let source: String
         let bytes: Data
@@ -220,7 +221,7 @@ struct LivenessEvaluation {
 
     /// From each sequence, `attackSources` frames spread over its windows (one face, eyes
     /// open) replayed, re-encoded, moved and tilted; each still moved and tilted.
-    static func attackRecipes(_ data: LivenessDataSet, windows: [Window], analysis: LivenessFrameAnalysis,
+    public static func attackRecipes(_ data: LivenessDataSet, windows: [Window], analysis: LivenessFrameAnalysis,
                               settings: Settings) -> [Recipe] {
         var recipes: [Recipe] = []
         var seed: UInt64 = 0
@@ -250,7 +251,7 @@ struct LivenessEvaluation {
         }
         for still in data.stills {
             guard let types = LivenessAttackType.forStill(kind: still.kind),
-                  let bytes = try? FaceCommandSupport.readFile(still.path) else { continue }
+                  let bytes = try? EvalFiles.read(still.path) else { continue }
             add(types.affine, still.path, bytes, fps: settings.stillFPS)
             add(types.perspective, still.path, bytes, fps: settings.stillFPS)
         }

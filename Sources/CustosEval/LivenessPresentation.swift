@@ -4,7 +4,7 @@ import Foundation
 
 /// The presentation-attack instruments and motions `custos eval liveness` builds (ISO/IEC
 /// 30107-3 reports the attack presentation classification error rate per type).
-enum LivenessAttackType: String, CaseIterable, Sendable, Codable {
+public enum LivenessAttackType: String, CaseIterable, Sendable, Codable {
     /// A genuine frame sent N times, byte for byte.
     case repeatedFrame = "repeated_frame"
     /// A genuine frame re-encoded N times (the same picture, different bytes).
@@ -33,7 +33,7 @@ enum LivenessAttackType: String, CaseIterable, Sendable, Codable {
     case boomerang = "boomerang_clip"
 
     /// How a replayed-take type is made.
-    var takeReplay: TakeReplay? {
+    public var takeReplay: TakeReplay? {
         switch self {
         case .takeBytesAppended: .bytesAppended
         case .takeReencoded: .reencoded
@@ -45,10 +45,10 @@ enum LivenessAttackType: String, CaseIterable, Sendable, Codable {
     }
 
     /// Shown for reference, not counted against the targets.
-    var isReference: Bool { self == .liveStillAffine || self == .liveStillPerspective }
+    public var isReference: Bool { self == .liveStillAffine || self == .liveStillPerspective }
 
     /// The moved and tilted types for a still image of a manifest kind.
-    static func forStill(kind: String) -> (affine: LivenessAttackType, perspective: LivenessAttackType)? {
+    public static func forStill(kind: String) -> (affine: LivenessAttackType, perspective: LivenessAttackType)? {
         switch kind {
         case "spoof_print": (.printAffine, .printPerspective)
         case "spoof_replay": (.screenAffine, .screenPerspective)
@@ -59,28 +59,28 @@ enum LivenessAttackType: String, CaseIterable, Sendable, Codable {
 }
 
 /// One capture shown to the detector with the challenge it is judged against.
-struct LivenessPresentation: Sendable {
-    enum Kind: Hashable, Sendable {
+public struct LivenessPresentation: Sendable {
+    public enum Kind: Hashable, Sendable {
         /// A window of a genuine sequence.
         case genuine(sequence: String)
         case attack(LivenessAttackType)
     }
 
-    let kind: Kind
+    public let kind: Kind
     /// The file it was made from (the first frame of a genuine window).
-    let source: String
+    public let source: String
     /// The challenge it is judged against (one action but for boomerangs).
-    let actions: [LivenessAction]
-    let frames: [DigestedFrame]
-    let fps: Double
+    public let actions: [LivenessAction]
+    public let frames: [DigestedFrame]
+    public let fps: Double
     /// For replayed takes: the take submitted earlier, remembered by the server.
-    var earlierTake: [DigestedFrame] = []
+    public var earlierTake: [DigestedFrame] = []
 
-    init(kind: Kind, source: String, action: LivenessAction, frames: [DigestedFrame], fps: Double) {
+    public init(kind: Kind, source: String, action: LivenessAction, frames: [DigestedFrame], fps: Double) {
         self.init(kind: kind, source: source, actions: [action], frames: frames, fps: fps)
     }
 
-    init(kind: Kind, source: String, actions: [LivenessAction], frames: [DigestedFrame], fps: Double, earlierTake: [DigestedFrame] = []) {
+    public init(kind: Kind, source: String, actions: [LivenessAction], frames: [DigestedFrame], fps: Double, earlierTake: [DigestedFrame] = []) {
         self.kind = kind
         self.source = source
         self.actions = actions
@@ -90,19 +90,19 @@ struct LivenessPresentation: Sendable {
     }
 
     /// The first action of the challenge (what reports group by).
-    var action: LivenessAction { actions[0] }
+    public var action: LivenessAction { actions[0] }
 }
 
 /// Why genuine windows were not judged.
-struct SkippedWindows: Sendable, Codable {
+public struct SkippedWindows: Sendable, Codable {
     /// The window shows no complete blink, or no turn of the policy's size.
-    var noAction = 0
+    public var noAction = 0
     /// The first or last frame of a turn window shows no face, so its direction is unknown.
-    var noFaceAtEnds = 0
+    public var noFaceAtEnds = 0
     /// The window's action is not among `--actions`.
-    var actionNotSelected = 0
+    public var actionNotSelected = 0
 
-    enum CodingKeys: String, CodingKey {
+    public enum CodingKeys: String, CodingKey {
         case noAction = "no_action", noFaceAtEnds = "no_face_at_ends", actionNotSelected = "action_not_selected"
     }
 }
