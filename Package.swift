@@ -58,12 +58,15 @@ let package = Package(
                            "CustosFace", "CustosEval", "CustosRuntime"]
         ),
 
+        // In-memory fakes of Core's ports (stores, clock, crypto, faces, liveness) for fast unit tests. Apart
+        // from CustosTestSupport, which links the face engine (dlib) that these tests must not need.
+        .target(name: "CustosFakes", dependencies: ["CustosCore", "CustosAPI"]),
         // Shared by test targets only (environment, child processes); not a product.
         .target(name: "CustosTestSupport", dependencies: ["CustosFace", "CustosCore"], path: "Sources/CustosTestSupport"),
 
-        .testTarget(name: "CustosCoreTests", dependencies: ["CustosCore", "CustosAPI"]),
+        .testTarget(name: "CustosCoreTests", dependencies: ["CustosCore", "CustosAPI", "CustosFakes"]),
         .testTarget(name: "CustosHTTPTests", dependencies: ["CustosHTTP"]),
-        .testTarget(name: "CustosStoreTests", dependencies: ["CustosStore", "CustosCore", "CustosTestSupport"]),
+        .testTarget(name: "CustosStoreTests", dependencies: ["CustosStore", "CustosCore", "CustosTestSupport", "CustosFakes"]),
         .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCore"]),
         .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosFace", "CustosRuntime", "CustosTestSupport"]),
         .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI", "CustosCrypto"]),
