@@ -1,4 +1,5 @@
 import CustosCore
+import CustosFakes
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import CustosCore
+import CustosFakes
 import CustosTestSupport
 import Foundation
 import Testing

@@ -81,36 +81,6 @@ func withStore<T>(_ kind: StoreKind, _ body: (SQLStore, StoreHarness) throws -> 
     }
 }
 
-/// Starts `count` threads that wait at a common gate, releases them together, and returns
-/// each thread's outcome, in thread order.
-func runConcurrently<T: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) throws -> T) -> [Result<T, any Error>] {
-    let outcomes = ConcurrentOutcomes<T>(count)
-    let gate = DispatchSemaphore(value: 0)
-    let group = DispatchGroup()
-    for index in 0..<count {
-        group.enter()
-        let thread = Thread {
-            gate.wait()
-            let result = Result { try body(index) }
-            outcomes.lock.lock()
-            outcomes.results[index] = result
-            outcomes.lock.unlock()
-            group.leave()
-        }
-        thread.stackSize = 1 << 20
-        thread.start()
-    }
-    for _ in 0..<count { gate.signal() }
-    group.wait()
-    return outcomes.results.map { $0! }
-}
-
-private final class ConcurrentOutcomes<T: Sendable>: @unchecked Sendable {
-    let lock = NSLock()
-    var results: [Result<T, any Error>?]
-    init(_ count: Int) { results = Array(repeating: nil, count: count) }
-}
-
 /// The kind of `StoreError` a call is expected to throw.
 enum StoreErrorKind: String, Sendable {
     case unavailable, duplicate, migrationFailed, failure
