@@ -8,10 +8,10 @@ import Testing
 /// inside it is undone alone, and an audit append joins the block.
 extension ConformanceCheck {
     /// Until the block ends, another connection sees none of it; afterwards all of it.
-    static func atomicCommitsTogether(_ harness: StoreHarness) throws {
-        let store = try harness.open()
+    static func atomicCommitsTogether(_ harness: any StoreNodes) throws {
+        let store = try harness.node()
         defer { store.close() }
-        let observer = try harness.open()
+        let observer = try harness.node()
         defer { observer.close() }
         try store.atomically {
             try store.issue(token("together"))
@@ -25,7 +25,7 @@ extension ConformanceCheck {
         #expect(try observer.peek(purpose: "activation", digest: digest("together"), now: testNow) != nil)
     }
 
-    static func atomicRollsBackTogether(_ store: SQLStore, _: StoreHarness) throws {
+    static func atomicRollsBackTogether(_ store: any ConformingStore, _: any StoreNodes) throws {
         struct Abandoned: Error {}
         _ = try store.increment("kept", limit: 5, now: testNow)
         #expect(throws: Abandoned.self) {
@@ -46,7 +46,7 @@ extension ConformanceCheck {
 
     /// A duplicate the caller expected fails alone (on PostgreSQL it would otherwise abort the
     /// whole transaction); what came before and after it commits.
-    static func atomicSurvivesAFailedStatement(_ store: SQLStore, _: StoreHarness) throws {
+    static func atomicSurvivesAFailedStatement(_ store: any ConformingStore, _: any StoreNodes) throws {
         try store.issue(token("existing"))
         try store.atomically {
             try store.issue(token("before"))
@@ -60,7 +60,7 @@ extension ConformanceCheck {
 
     /// An audit event appended in a block is rolled back with it, and the chain goes on from
     /// the last committed event.
-    static func atomicAuditAppendJoins(_ store: SQLStore, _: StoreHarness) throws {
+    static func atomicAuditAppendJoins(_ store: any ConformingStore, _: any StoreNodes) throws {
         struct Abandoned: Error {}
         let trail = AuditCheck.trail(store)
         let first = try trail.record(.lockout, userID: "alice")

@@ -11,7 +11,7 @@ extension ConformanceCheck {
                        workflow: .biometricOptIn, consentVersion: "v1", consentAt: testNow, createdAt: testNow, updatedAt: testNow)
     }
 
-    static func idvTransactionLifecycle(_ store: SQLStore, _: StoreHarness) throws {
+    static func idvTransactionLifecycle(_ store: any ConformingStore, _: any StoreNodes) throws {
         try store.createUser(user("alice"))
         var transaction = IDVTransaction(id: "t1", userID: "alice", workflow: .serverBiometricAuthentication, reason: "Pay",
                                          state: .awaitingConfirmation, consentVersion: nil, createdAt: testNow,
@@ -35,7 +35,7 @@ extension ConformanceCheck {
         #expect(try store.transaction(id: "t1") == nil)
     }
 
-    static func templateSaveReplaceDelete(_ store: SQLStore, _: StoreHarness) throws {
+    static func templateSaveReplaceDelete(_ store: any ConformingStore, _: any StoreNodes) throws {
         try store.createUser(user("alice"))
         try store.createUser(user("bob"))
         #expect(try store.template(userID: "alice") == nil)
@@ -60,7 +60,7 @@ extension ConformanceCheck {
         #expect(try store.template(userID: "bob") == nil)
     }
 
-    static func templateKeyRotation(_ store: SQLStore, _: StoreHarness) throws {
+    static func templateKeyRotation(_ store: any ConformingStore, _: any StoreNodes) throws {
         for name in ["a", "b", "c"] { try store.createUser(user(name)) }
         #expect(try store.activeTemplateKeyID() == nil)
         try store.activateTemplateKey("tk_1", at: testNow)
@@ -83,7 +83,7 @@ extension ConformanceCheck {
         #expect(try store.activeTemplateKeyID() == "tk_2")
     }
 
-    static func frameMemories(_ store: SQLStore, _: StoreHarness) throws {
+    static func frameMemories(_ store: any ConformingStore, _: any StoreNodes) throws {
         for name in ["alice", "bob"] { try store.createUser(user(name)) }
         func memory(_ id: String, _ userID: String, age: TimeInterval, lifetime: TimeInterval = 3600) -> SealedFrameMemory {
             SealedFrameMemory(id: id, userID: userID, keyID: "tk_1", ciphertext: Data(id.utf8), createdAt: testNow.addingTimeInterval(-age),
@@ -105,7 +105,7 @@ extension ConformanceCheck {
         #expect(try store.frameMemories(userID: "bob", now: testNow, limit: 10).count == 1)
     }
 
-    static func openTransactionsAndGrants(_ store: SQLStore, _: StoreHarness) throws {
+    static func openTransactionsAndGrants(_ store: any ConformingStore, _: any StoreNodes) throws {
         try store.createUser(user("alice"))
         for (id, state) in [("t1", IDVTransaction.State.completed), ("t2", .challenged), ("t3", .awaitingConfirmation), ("t4", .cancelled)] {
             try store.createTransaction(IDVTransaction(id: id, userID: "alice", workflow: .biometricOptIn, reason: "r", state: state,
@@ -136,7 +136,7 @@ extension ConformanceCheck {
 /// Document scan images: one per side of a transaction, unreadable once expired, purged by
 /// housekeeping, gone with their user.
 extension ConformanceCheck {
-    static func documentImages(_ store: SQLStore, _: StoreHarness) throws {
+    static func documentImages(_ store: any ConformingStore, _: any StoreNodes) throws {
         for name in ["alice", "bob"] { try store.createUser(user(name)) }
         for (id, userID) in [("t1", "alice"), ("t2", "alice"), ("t3", "bob")] {
             try store.createTransaction(IDVTransaction(id: id, userID: userID, workflow: .additionalDocumentScan, reason: "r",

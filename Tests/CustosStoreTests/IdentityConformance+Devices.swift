@@ -7,7 +7,7 @@ import Testing
 // MARK: - DeviceStore checks
 
 extension ConformanceCheck {
-    static func deviceAddGetList(_ store: SQLStore, _: StoreHarness) throws {
+    static func deviceAddGetList(_ store: any ConformingStore, _: any StoreNodes) throws {
         try store.createUser(user("alice"))
         try store.createUser(user("bob"))
         #expect(try store.devices(userID: "alice") == [])
@@ -39,7 +39,7 @@ extension ConformanceCheck {
         #expect(try store.device(id: "orphan") == nil)
     }
 
-    static func deviceDuplicate(_ store: SQLStore, _: StoreHarness) throws {
+    static func deviceDuplicate(_ store: any ConformingStore, _: any StoreNodes) throws {
         try store.createUser(user("alice"))
         try store.createUser(user("bob"))
         let first = device("d1", user: "alice")
@@ -60,7 +60,7 @@ extension ConformanceCheck {
         try store.addDevice(sameKey)
     }
 
-    static func deviceRevoke(_ store: SQLStore, _: StoreHarness) throws {
+    static func deviceRevoke(_ store: any ConformingStore, _: any StoreNodes) throws {
         try store.createUser(user("alice"))
         try store.addDevice(device("phone", user: "alice"))
         try store.addDevice(device("tablet", user: "alice", createdIn: 1))
@@ -89,7 +89,7 @@ extension ConformanceCheck {
         #expect(try store.revokeDevice(id: "old", at: at) == false)
     }
 
-    static func deviceTouch(_ store: SQLStore, _: StoreHarness) throws {
+    static func deviceTouch(_ store: any ConformingStore, _: any StoreNodes) throws {
         try store.createUser(user("alice"))
         try store.addDevice(device("phone", user: "alice"))
         try store.addDevice(device("tablet", user: "alice", createdIn: 1))

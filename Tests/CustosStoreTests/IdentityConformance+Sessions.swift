@@ -7,7 +7,7 @@ import Testing
 // MARK: - SessionStore and APIKeyStore checks
 
 extension ConformanceCheck {
-    static func sessionLifecycle(_ store: SQLStore, _: StoreHarness) throws {
+    static func sessionLifecycle(_ store: any ConformingStore, _: any StoreNodes) throws {
         for id in ["alice", "bob"] {
             try store.createUser(user(id))
             try store.addDevice(device("\(id)-phone", user: id))
@@ -58,7 +58,7 @@ extension ConformanceCheck {
         expectStoreError(.failure) { try store.createSession(session("x2", user: "nobody", device: "alice-phone")) }
     }
 
-    static func sessionDuplicate(_ store: SQLStore, _: StoreHarness) throws {
+    static func sessionDuplicate(_ store: any ConformingStore, _: any StoreNodes) throws {
         try store.createUser(user("alice"))
         try store.addDevice(device("phone", user: "alice"))
         let first = session("s1", user: "alice", device: "phone")
@@ -72,7 +72,7 @@ extension ConformanceCheck {
         #expect(try store.sessions(userID: "alice") == [first])
     }
 
-    static func apiKeyLifecycle(_ store: SQLStore, _: StoreHarness) throws {
+    static func apiKeyLifecycle(_ store: any ConformingStore, _: any StoreNodes) throws {
         #expect(try store.apiKeys() == [])
         let admin = apiKey("admin-1", scope: .admin, createdIn: -10)
         let rp = apiKey("rp-1")
@@ -99,7 +99,7 @@ extension ConformanceCheck {
         #expect(try store.apiKey(digest: digest("rp-2"))?.revokedAt == nil)
     }
 
-    static func apiKeyDuplicate(_ store: SQLStore, _: StoreHarness) throws {
+    static func apiKeyDuplicate(_ store: any ConformingStore, _: any StoreNodes) throws {
         let first = apiKey("k1", scope: .admin)
         try store.createAPIKey(first)
         var sameID = apiKey("k1", createdIn: 5)

@@ -7,7 +7,7 @@ import Testing
 // MARK: - UserStore checks
 
 extension ConformanceCheck {
-    static func userCreateGetUpdate(_ store: SQLStore, _: StoreHarness) throws {
+    static func userCreateGetUpdate(_ store: any ConformingStore, _: any StoreNodes) throws {
         let created = user("alice", status: .pendingActivation)
         try store.createUser(created)
         #expect(try store.user(id: "alice") == created)
@@ -36,7 +36,7 @@ extension ConformanceCheck {
     }
 
     /// Each change writes only its fields: a change made from a stale copy cannot undo another.
-    static func userFieldChanges(_ store: SQLStore, _: StoreHarness) throws {
+    static func userFieldChanges(_ store: any ConformingStore, _: any StoreNodes) throws {
         try store.createUser(user("carol", status: .pendingActivation))
         // A disabled user cannot be activated.
         #expect(try store.changeUser(id: "carol", .disable))
@@ -67,7 +67,7 @@ extension ConformanceCheck {
         #expect(try store.changeUser(id: "nobody", .unlock) == false)
     }
 
-    static func userDuplicate(_ store: SQLStore, _: StoreHarness) throws {
+    static func userDuplicate(_ store: any ConformingStore, _: any StoreNodes) throws {
         let first = user("bob", status: .active)
         try store.createUser(first)
         expectStoreError(.duplicate) { try store.createUser(user("bob", status: .disabled, createdIn: 5)) }
@@ -78,7 +78,7 @@ extension ConformanceCheck {
         #expect(try store.users(after: nil, limit: 10).map(\.id) == ["Bob", "bob", "bob "])
     }
 
-    static func usersPaging(_ store: SQLStore, _: StoreHarness) throws {
+    static func usersPaging(_ store: any ConformingStore, _: any StoreNodes) throws {
         #expect(try store.users(after: nil, limit: 10) == [])
         let ids = ["zoë", "a%_\\b", "B", "a", "Z", "_x", "é", "a.b", "10", "9"]
         for (index, id) in ids.enumerated() {
@@ -112,7 +112,7 @@ extension ConformanceCheck {
         #expect(try store.users(after: nil, limit: Int.max).count == ids.count)
     }
 
-    static func userDeleteCascades(_ store: SQLStore, _: StoreHarness) throws {
+    static func userDeleteCascades(_ store: any ConformingStore, _: any StoreNodes) throws {
         for id in ["alice", "bob"] {
             try store.createUser(user(id))
             try store.addDevice(device("\(id)-phone", user: id))
@@ -176,7 +176,7 @@ extension ConformanceCheck {
     /// With `LIKE '%:' || id`, the id `a%_\b` would also take the counters of `aXYb`, `a%_b`
     /// (PostgreSQL, where `\` escapes), `aX\b` (SQLite, where it does not) and `A%_\b`
     /// (SQLite's LIKE ignores case). The suffix must be compared exactly; multi-byte ids too.
-    static func userDeleteMatchesSuffixExactly(_ store: SQLStore, _: StoreHarness) throws {
+    static func userDeleteMatchesSuffixExactly(_ store: any ConformingStore, _: any StoreNodes) throws {
         let tricky = "a%_\\b"
         let lookalikes = ["aXYb", "a%_b", "aX\\b", "A%_\\b", "a%_\\B", "xa%_\\b", "a%_\\bb", "zoe", "Zoë"]
         for id in [tricky, "zoë"] + lookalikes {

@@ -76,7 +76,7 @@ extension ConformanceCheck {
 
     // MARK: Values, closing, concurrency
 
-    static func identityValuesRoundTrip(_ store: SQLStore, _: StoreHarness) throws {
+    static func identityValuesRoundTrip(_ store: any ConformingStore, _: any StoreNodes) throws {
         let odd = "ünïcødé 🔐 \"quoted\" 'single' ? $1 %_\\"
         let user = User(
             id: odd, status: .pendingActivation, createdAt: Date(timeIntervalSince1970: -86_400.5),
@@ -104,7 +104,7 @@ extension ConformanceCheck {
         #expect(try store.user(id: "fine")?.createdAt == testNow.addingTimeInterval(10))
     }
 
-    static func identityCloseThenUnavailable(_ store: SQLStore, _ harness: StoreHarness) throws {
+    static func identityCloseThenUnavailable(_ store: any ConformingStore, _ harness: any StoreNodes) throws {
         try store.createUser(user("alice"))
         store.close()
         expectStoreError(.unavailable) { try store.createUser(user("bob")) }
@@ -128,15 +128,15 @@ extension ConformanceCheck {
         expectStoreError(.unavailable) { try store.apiKeys() }
         expectStoreError(.unavailable) { try store.revokeAPIKey(id: "k", at: testNow) }
         // Another store on the same database is unaffected.
-        let other = try harness.open()
+        let other = try harness.node()
         defer { other.close() }
         #expect(try other.user(id: "alice") == user("alice"))
     }
 
     /// Two nodes, twenty threads, one user id: exactly one creation wins, the rest are
     /// duplicates, and the stored user is the winner's.
-    static func concurrentCreateUser(_ harness: StoreHarness) throws {
-        let nodes = [try harness.open(), try harness.open()]
+    static func concurrentCreateUser(_ harness: any StoreNodes) throws {
+        let nodes = [try harness.node(), try harness.node()]
         defer { nodes.forEach { $0.close() } }
         let results = runConcurrently(20) { i in
             try nodes[i % nodes.count].createUser(user("raced", createdIn: Double(i)))

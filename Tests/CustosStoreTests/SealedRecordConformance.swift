@@ -7,7 +7,7 @@ import Testing
 /// What a master key rotation walks and replaces, and the key id the data records, on both
 /// databases.
 extension ConformanceCheck {
-    static func sealedRecordsPageAndReplace(_ store: SQLStore, _: StoreHarness) throws {
+    static func sealedRecordsPageAndReplace(_ store: any ConformingStore, _: any StoreNodes) throws {
         for name in ["alice", "bob", "carol"] {
             try store.createUser(user(name))
             try store.saveTemplate(sealed(name, bytes: "t-" + name))
@@ -54,7 +54,7 @@ extension ConformanceCheck {
         #expect(try store.signingKeys(now: testNow.addingTimeInterval(-1)).map(\.sealedPrivateKey).contains(Data("s-new".utf8)))
     }
 
-    static func metadataReplace(_ store: SQLStore, _: StoreHarness) throws {
+    static func metadataReplace(_ store: any ConformingStore, _: any StoreNodes) throws {
         #expect(try store.metadata("master_key_id", storingIfAbsent: "k1") == "k1")
         #expect(try store.metadata("master_key_id", storingIfAbsent: "k2") == "k1")
         #expect(try !store.replaceMetadata("master_key_id", expected: "k2", with: "k3"))

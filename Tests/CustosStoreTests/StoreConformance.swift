@@ -65,60 +65,70 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
 
     var testDescription: String { rawValue }
 
+    /// Checks of the SQL stores' own machinery (migrations, schema, rows written by hand),
+    /// which a store without SQL has nothing to show for.
+    static let sqlOnly: Set<ConformanceCheck> = [
+        .migrationsIdempotent, .migrationsFromEmptyDatabase, .refusesNewerSchema, .concurrentMigrate, .identitySchemaIsVersion2,
+        .identityUpgradeFromVersion1, .unknownEnumValuesAreFailures,
+    ]
+
+    /// What every store implementation must show, SQL or not.
+    static var portable: [ConformanceCheck] { allCases.filter { !sqlOnly.contains($0) } }
+
     func run(_ kind: StoreKind) throws {
         switch self {
-        case .idvTransactionLifecycle: try withStore(kind, Self.idvTransactionLifecycle)
-        case .templateSaveReplaceDelete: try withStore(kind, Self.templateSaveReplaceDelete)
-        case .templateKeyRotation: try withStore(kind, Self.templateKeyRotation)
-        case .frameMemories: try withStore(kind, Self.frameMemories)
-        case .openTransactionsAndGrants: try withStore(kind, Self.openTransactionsAndGrants)
-        case .documentImages: try withStore(kind, Self.documentImages)
-        case .atomicCommitsTogether: try withHarness(kind, Self.atomicCommitsTogether)
-        case .atomicRollsBackTogether: try withStore(kind, Self.atomicRollsBackTogether)
-        case .atomicSurvivesAFailedStatement: try withStore(kind, Self.atomicSurvivesAFailedStatement)
-        case .atomicAuditAppendJoins: try withStore(kind, Self.atomicAuditAppendJoins)
-        case .sealedRecordsPageAndReplace: try withStore(kind, Self.sealedRecordsPageAndReplace)
-        case .metadataReplace: try withStore(kind, Self.metadataReplace)
-        case .issuePeekConsume: try withStore(kind, Self.issuePeekConsume)
-        case .consumedOnlyOnce: try withStore(kind, Self.consumedOnlyOnce)
-        case .expiredNotConsumable: try withStore(kind, Self.expiredNotConsumable)
-        case .wrongPurposeOrDigestNotConsumable: try withStore(kind, Self.wrongPurposeOrDigest)
-        case .duplicateIssue: try withStore(kind, Self.duplicateIssue)
-        case .revokeAll: try withStore(kind, Self.revokeAll)
-        case .purgeExpired: try withStore(kind, Self.purgeExpired)
-        case .valuesRoundTrip: try withStore(kind, Self.valuesRoundTrip)
-        case .emptyStringsAreOrdinaryValues: try withStore(kind, Self.emptyStrings)
-        case .incrementToLimit: try withStore(kind, Self.incrementToLimit)
-        case .counterValueAndReset: try withStore(kind, Self.counterValueAndReset)
-        case .ping: try withStore(kind) { store, _ in try store.ping() }
-        case .closeThenUnavailable: try withStore(kind, Self.closeThenUnavailable)
+        case .idvTransactionLifecycle: try withAnyStore(kind, Self.idvTransactionLifecycle)
+        case .templateSaveReplaceDelete: try withAnyStore(kind, Self.templateSaveReplaceDelete)
+        case .templateKeyRotation: try withAnyStore(kind, Self.templateKeyRotation)
+        case .frameMemories: try withAnyStore(kind, Self.frameMemories)
+        case .openTransactionsAndGrants: try withAnyStore(kind, Self.openTransactionsAndGrants)
+        case .documentImages: try withAnyStore(kind, Self.documentImages)
+        case .atomicCommitsTogether: try withNodes(kind, Self.atomicCommitsTogether)
+        case .atomicRollsBackTogether: try withAnyStore(kind, Self.atomicRollsBackTogether)
+        case .atomicSurvivesAFailedStatement: try withAnyStore(kind, Self.atomicSurvivesAFailedStatement)
+        case .atomicAuditAppendJoins: try withAnyStore(kind, Self.atomicAuditAppendJoins)
+        case .sealedRecordsPageAndReplace: try withAnyStore(kind, Self.sealedRecordsPageAndReplace)
+        case .metadataReplace: try withAnyStore(kind, Self.metadataReplace)
+        case .issuePeekConsume: try withAnyStore(kind, Self.issuePeekConsume)
+        case .consumedOnlyOnce: try withAnyStore(kind, Self.consumedOnlyOnce)
+        case .expiredNotConsumable: try withAnyStore(kind, Self.expiredNotConsumable)
+        case .wrongPurposeOrDigestNotConsumable: try withAnyStore(kind, Self.wrongPurposeOrDigest)
+        case .duplicateIssue: try withAnyStore(kind, Self.duplicateIssue)
+        case .revokeAll: try withAnyStore(kind, Self.revokeAll)
+        case .purgeExpired: try withAnyStore(kind, Self.purgeExpired)
+        case .valuesRoundTrip: try withAnyStore(kind, Self.valuesRoundTrip)
+        case .emptyStringsAreOrdinaryValues: try withAnyStore(kind, Self.emptyStrings)
+        case .incrementToLimit: try withAnyStore(kind, Self.incrementToLimit)
+        case .counterValueAndReset: try withAnyStore(kind, Self.counterValueAndReset)
+        case .ping: try withAnyStore(kind) { store, _ in try store.ping() }
+        case .closeThenUnavailable: try withAnyStore(kind, Self.closeThenUnavailable)
         case .migrationsIdempotent: try withStore(kind, Self.migrationsIdempotent)
         case .migrationsFromEmptyDatabase: try withHarness(kind, Self.migrationsFromEmptyDatabase)
         case .refusesNewerSchema: try withStore(kind, Self.refusesNewerSchema)
-        case .concurrentConsumeHasOneWinner: try withHarness(kind, Self.concurrentConsume)
-        case .concurrentIncrementStopsAtLimit: try withHarness(kind, Self.concurrentIncrement)
-        case .concurrentDuplicateIssue: try withStore(kind, Self.concurrentDuplicateIssue)
+        case .concurrentConsumeHasOneWinner: try withNodes(kind, Self.concurrentConsume)
+        case .concurrentIncrementStopsAtLimit: try withNodes(kind, Self.concurrentIncrement)
+        case .concurrentDuplicateIssue: try withAnyStore(kind, Self.concurrentDuplicateIssue)
         case .concurrentMigrate: try withHarness(kind, Self.concurrentMigrate)
         case .identitySchemaIsVersion2: try withStore(kind, Self.identitySchema)
         case .identityUpgradeFromVersion1: try withHarness(kind, Self.identityUpgrade)
-        case .userCreateGetUpdate: try withStore(kind, Self.userCreateGetUpdate)
-        case .userFieldChanges: try withStore(kind, Self.userFieldChanges)
-        case .userDuplicate: try withStore(kind, Self.userDuplicate)
-        case .usersPaging: try withStore(kind, Self.usersPaging)
-        case .userDeleteCascades: try withStore(kind, Self.userDeleteCascades)
-        case .userDeleteMatchesSuffixExactly: try withStore(kind, Self.userDeleteMatchesSuffixExactly)
+        case .userCreateGetUpdate: try withAnyStore(kind, Self.userCreateGetUpdate)
+        case .userFieldChanges: try withAnyStore(kind, Self.userFieldChanges)
+        case .userDuplicate: try withAnyStore(kind, Self.userDuplicate)
+        case .usersPaging: try withAnyStore(kind, Self.usersPaging)
+        case .userDeleteCascades: try withAnyStore(kind, Self.userDeleteCascades)
+        case .userDeleteMatchesSuffixExactly: try withAnyStore(kind, Self.userDeleteMatchesSuffixExactly)
         case .unknownEnumValuesAreFailures: try withStore(kind, Self.unknownEnumValues)
-        case .deviceAddGetList: try withStore(kind, Self.deviceAddGetList)
-        case .deviceDuplicate: try withStore(kind, Self.deviceDuplicate)
-        case .deviceRevoke: try withStore(kind, Self.deviceRevoke)
-        case .deviceTouch: try withStore(kind, Self.deviceTouch)
-        case .sessionLifecycle: try withStore(kind, Self.sessionLifecycle)
-        case .sessionDuplicate: try withStore(kind, Self.sessionDuplicate)
-        case .apiKeyLifecycle: try withStore(kind, Self.apiKeyLifecycle)
-        case .apiKeyDuplicate: try withStore(kind, Self.apiKeyDuplicate)
-        case .identityValuesRoundTrip: try withStore(kind, Self.identityValuesRoundTrip)
-        case .identityCloseThenUnavailable: try withStore(kind, Self.identityCloseThenUnavailable)
-        case .concurrentCreateUser: try withHarness(kind, Self.concurrentCreateUser)
+        case .deviceAddGetList: try withAnyStore(kind, Self.deviceAddGetList)
+        case .deviceDuplicate: try withAnyStore(kind, Self.deviceDuplicate)
+        case .deviceRevoke: try withAnyStore(kind, Self.deviceRevoke)
+        case .deviceTouch: try withAnyStore(kind, Self.deviceTouch)
+        case .sessionLifecycle: try withAnyStore(kind, Self.sessionLifecycle)
+        case .sessionDuplicate: try withAnyStore(kind, Self.sessionDuplicate)
+        case .apiKeyLifecycle: try withAnyStore(kind, Self.apiKeyLifecycle)
+        case .apiKeyDuplicate: try withAnyStore(kind, Self.apiKeyDuplicate)
+        case .identityValuesRoundTrip: try withAnyStore(kind, Self.identityValuesRoundTrip)
+        case .identityCloseThenUnavailable: try withAnyStore(kind, Self.identityCloseThenUnavailable)
+        case .concurrentCreateUser: try withNodes(kind, Self.concurrentCreateUser)
         }
     }
 
@@ -131,7 +141,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         )
     }
 
-    static func issuePeekConsume(_ store: SQLStore, _: StoreHarness) throws {
+    static func issuePeekConsume(_ store: any ConformingStore, _: any StoreNodes) throws {
         let issued = token("a")
         try store.issue(issued)
         #expect(try store.peek(purpose: issued.purpose, digest: issued.digest, now: testNow) == issued)
@@ -141,7 +151,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try store.peek(purpose: issued.purpose, digest: issued.digest, now: testNow) == nil)
     }
 
-    static func consumedOnlyOnce(_ store: SQLStore, _: StoreHarness) throws {
+    static func consumedOnlyOnce(_ store: any ConformingStore, _: any StoreNodes) throws {
         let issued = token("once")
         try store.issue(issued)
         #expect(try store.consume(purpose: issued.purpose, digest: issued.digest, now: testNow) == issued)
@@ -152,7 +162,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try store.consume(purpose: issued.purpose, digest: issued.digest, now: testNow) == issued)
     }
 
-    static func expiredNotConsumable(_ store: SQLStore, _: StoreHarness) throws {
+    static func expiredNotConsumable(_ store: any ConformingStore, _: any StoreNodes) throws {
         let past = token("past", expiresIn: -1)
         let boundary = token("boundary", expiresIn: 0)
         var justAlive = token("alive")
@@ -173,7 +183,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try store.consume(purpose: later.purpose, digest: later.digest, now: testNow) == later)
     }
 
-    static func wrongPurposeOrDigest(_ store: SQLStore, _: StoreHarness) throws {
+    static func wrongPurposeOrDigest(_ store: any ConformingStore, _: any StoreNodes) throws {
         let activation = token("shared", purpose: "activation")
         let nonce = token("shared", purpose: "login_nonce", subject: "user-2")
         // Same digest, different purposes: no collision.
@@ -187,7 +197,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try store.consume(purpose: "login_nonce", digest: nonce.digest, now: testNow) == nonce)
     }
 
-    static func duplicateIssue(_ store: SQLStore, _: StoreHarness) throws {
+    static func duplicateIssue(_ store: any ConformingStore, _: any StoreNodes) throws {
         let first = token("dup", subject: "user-1")
         try store.issue(first)
         var second = first
@@ -198,7 +208,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try store.peek(purpose: first.purpose, digest: first.digest, now: testNow) == first)
     }
 
-    static func revokeAll(_ store: SQLStore, _: StoreHarness) throws {
+    static func revokeAll(_ store: any ConformingStore, _: any StoreNodes) throws {
         for i in 0..<3 { try store.issue(token("s\(i)", purpose: "login_nonce", subject: "alice")) }
         try store.issue(token("t0", purpose: "login_nonce", subject: "bob"))
         try store.issue(token("s-other-purpose", purpose: "activation", subject: "alice"))
@@ -211,7 +221,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try store.revokeAll(purpose: "login_nonce", subject: "nobody") == 0)
     }
 
-    static func purgeExpired(_ store: SQLStore, _: StoreHarness) throws {
+    static func purgeExpired(_ store: any ConformingStore, _: any StoreNodes) throws {
         #expect(try store.purgeExpired(now: testNow) == 0)
         try store.issue(token("old1", expiresIn: -60))
         try store.issue(token("old2", purpose: "login_nonce", expiresIn: -1))
@@ -224,7 +234,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try store.purgeExpired(now: testNow.addingTimeInterval(3600)) == 2)
     }
 
-    static func valuesRoundTrip(_ store: SQLStore, _: StoreHarness) throws {
+    static func valuesRoundTrip(_ store: any ConformingStore, _: any StoreNodes) throws {
         var big = [UInt8](repeating: 0, count: 70_000)
         for i in big.indices { big[i] = UInt8(truncatingIfNeeded: i &* 31 &+ 7) }
         let tokens = [
@@ -251,7 +261,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     }
 
     /// Empty strings and empty digests are ordinary values, matched exactly.
-    static func emptyStrings(_ store: SQLStore, _: StoreHarness) throws {
+    static func emptyStrings(_ store: any ConformingStore, _: any StoreNodes) throws {
         let empty = SingleUseToken(purpose: "", digest: Data(), subject: "", expiresAt: testNow.addingTimeInterval(5))
         try store.issue(empty)
         expectStoreError(.duplicate) { try store.issue(empty) }
@@ -267,7 +277,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
 
     // MARK: Counters
 
-    static func incrementToLimit(_ store: SQLStore, _: StoreHarness) throws {
+    static func incrementToLimit(_ store: any ConformingStore, _: any StoreNodes) throws {
         for expected in Int64(1)...3 {
             #expect(try store.increment("attempts:alice", limit: 3, now: testNow) == expected)
         }
@@ -288,7 +298,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try store.increment("big", limit: Int64.max, now: testNow) == 1)
     }
 
-    static func counterValueAndReset(_ store: SQLStore, _: StoreHarness) throws {
+    static func counterValueAndReset(_ store: any ConformingStore, _: any StoreNodes) throws {
         #expect(try store.value("never") == 0)
         try store.reset("never")  // resetting a counter that does not exist is fine
         #expect(try store.value("never") == 0)
@@ -311,8 +321,8 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
 
     // MARK: Lifecycle and migrations
 
-    static func closeThenUnavailable(_ store: SQLStore, _ harness: StoreHarness) throws {
-        let other = try harness.open()
+    static func closeThenUnavailable(_ store: any ConformingStore, _ harness: any StoreNodes) throws {
+        let other = try harness.node()
         defer { other.close() }
         try store.issue(token("before-close"))
         store.close()
@@ -326,8 +336,10 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         expectStoreError(.unavailable) { try store.increment("k", limit: 5, now: testNow) }
         expectStoreError(.unavailable) { try store.value("k") }
         expectStoreError(.unavailable) { try store.reset("k") }
-        expectStoreError(.unavailable) { try store.schemaVersion() }
-        expectStoreError(.unavailable) { try store.migrate() }
+        if let sql = store as? SQLStore {
+            expectStoreError(.unavailable) { try sql.schemaVersion() }
+            expectStoreError(.unavailable) { try sql.migrate() }
+        }
         store.close()  // closing twice is harmless
         // Another store on the same database is unaffected.
         try other.ping()
@@ -385,8 +397,8 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
 
     // MARK: Concurrency (several stores on one database act like several nodes)
 
-    static func concurrentConsume(_ harness: StoreHarness) throws {
-        let nodes = [try harness.open(), try harness.open()]
+    static func concurrentConsume(_ harness: any StoreNodes) throws {
+        let nodes = [try harness.node(), try harness.node()]
         defer { nodes.forEach { $0.close() } }
         let contested = token("contested")
         try nodes[0].issue(contested)
@@ -400,8 +412,8 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try nodes[1].peek(purpose: contested.purpose, digest: contested.digest, now: testNow) == nil)
     }
 
-    static func concurrentIncrement(_ harness: StoreHarness) throws {
-        let nodes = [try harness.open(), try harness.open()]
+    static func concurrentIncrement(_ harness: any StoreNodes) throws {
+        let nodes = [try harness.node(), try harness.node()]
         defer { nodes.forEach { $0.close() } }
         let results = runConcurrently(50) { i in
             try nodes[i % nodes.count].increment("rate:ip", limit: 10, now: testNow)
@@ -415,7 +427,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try nodes[1].value("rate:ip") == 10)
     }
 
-    static func concurrentDuplicateIssue(_ store: SQLStore, _: StoreHarness) throws {
+    static func concurrentDuplicateIssue(_ store: any ConformingStore, _: any StoreNodes) throws {
         let same = token("raced")
         let results = runConcurrently(10) { _ in try store.issue(same) }
         var successes = 0

@@ -1,14 +1,36 @@
 import CustosCore
+import CustosFakes
 import Foundation
 import CustosTestSupport
 import Testing
 
 @testable import CustosStore
 
-/// The two implementations the conformance suite runs against.
+/// The implementations the conformance suite runs against: the SQL ones, and the in-memory
+/// one the services' unit tests use (only the checks that need no SQL, `portable`).
 enum StoreKind: String, CaseIterable, Sendable {
     case sqlite
     case postgresql
+    case memory
+}
+
+/// Every port a store implementation provides: what the conformance suite checks.
+typealias ConformingStore = Store & IdentityStore & IDVTransactionStore & TemplateStore & FrameMemoryStore & DocumentStore
+    & SigningKeyStore & SealedRecordStore & ServerMetadataStore & AuditStore
+
+/// Opens more stores on one store's data, as several server nodes would.
+protocol StoreNodes: Sendable {
+    func node() throws -> any ConformingStore
+}
+
+extension StoreHarness: StoreNodes {
+    func node() throws -> any ConformingStore { try open() }
+}
+
+/// Handles on one in-memory store's data.
+struct MemoryNodes: StoreNodes {
+    let data = MemoryStore()
+    func node() throws -> any ConformingStore { data.node() }
 }
 
 /// An isolated database for one test: a temporary SQLite file, or a fresh PostgreSQL schema.
@@ -29,6 +51,8 @@ final class StoreHarness: Sendable {
                 .appendingPathComponent("custos-store-tests-\(UUID().uuidString)").path
             scope = directory
             location = directory + "/custos.sqlite"
+        case .memory:
+            throw StoreError.failure("the in-memory store has no SQL harness")
         case .postgresql:
             guard let url = TestEnvironment.postgresURL else {
                 throw StoreError.unavailable("CUSTOS_TEST_DATABASE_URL is not set")
@@ -50,6 +74,8 @@ final class StoreHarness: Sendable {
             var options = postgres
             options.schema = scope
             return try SQLStore.openPostgres(url: location, options: options, migrate: migrate)
+        case .memory:
+            throw StoreError.failure("the in-memory store has no SQL harness")
         }
     }
 
@@ -61,6 +87,8 @@ final class StoreHarness: Sendable {
             guard let store = try? SQLStore.openPostgres(url: location, migrate: false) else { return }
             try? store.database.write { try $0.executeScript("DROP SCHEMA IF EXISTS \(scope) CASCADE") }
             store.close()
+        case .memory:
+            break
         }
     }
 }
@@ -70,6 +98,21 @@ func withHarness<T>(_ kind: StoreKind, _ body: (StoreHarness) throws -> T) throw
     let harness = try StoreHarness(kind)
     defer { harness.tearDown() }
     return try body(harness)
+}
+
+/// Runs `body` with fresh data of `kind`, removed afterwards.
+func withNodes<T>(_ kind: StoreKind, _ body: (any StoreNodes) throws -> T) throws -> T {
+    if kind == .memory { return try body(MemoryNodes()) }
+    return try withHarness(kind) { try body($0) }
+}
+
+/// Runs `body` with one store on fresh data of `kind`, closed and removed afterwards.
+func withAnyStore<T>(_ kind: StoreKind, _ body: (any ConformingStore, any StoreNodes) throws -> T) throws -> T {
+    try withNodes(kind) { nodes in
+        let store = try nodes.node()
+        defer { store.close() }
+        return try body(store, nodes)
+    }
 }
 
 /// Runs `body` with one store of a fresh harness, closed and removed afterwards.
