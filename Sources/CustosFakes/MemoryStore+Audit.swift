@@ -10,13 +10,7 @@ extension MemoryStore: AuditStore {
         try write { state in
             let head = state.audit.last.map { AuditChainHead(sequence: $0.sequence, hash: $0.hash) }
             var event = try make(head)
-            let next = (head?.sequence ?? 0).addingReportingOverflow(1)
-            guard !next.overflow, event.sequence == next.partialValue else {
-                throw AuditError.chainConflict("sequence \(event.sequence) does not follow \(head?.sequence ?? 0)")
-            }
-            guard event.previousHash == head?.hash ?? AuditEvent.genesisHash else {
-                throw AuditError.chainConflict("the previous hash of event \(event.sequence) is not the head's hash")
-            }
+            try event.checkFollows(head)
             event.occurredAt = storedDate(event.occurredAt)
             state.audit.append(event)
             return event

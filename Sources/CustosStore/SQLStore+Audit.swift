@@ -16,13 +16,7 @@ extension SQLStore: AuditStore {
             let head = try connection.queryFirst("SELECT sequence, hash FROM audit_events ORDER BY sequence DESC LIMIT 1")
                 .map { AuditChainHead(sequence: try $0.int64(0), hash: try $0.data(1)) }
             let event = try make(head)
-            let next = (head?.sequence ?? 0).addingReportingOverflow(1)
-            guard !next.overflow, event.sequence == next.partialValue else {
-                throw AuditError.chainConflict("sequence \(event.sequence) does not follow \(head?.sequence ?? 0)")
-            }
-            guard event.previousHash == head?.hash ?? AuditEvent.genesisHash else {
-                throw AuditError.chainConflict("the previous hash of event \(event.sequence) is not the head's hash")
-            }
+            try event.checkFollows(head)
             try connection.execute(
                 "INSERT INTO audit_events (\(Self.auditColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [

@@ -45,3 +45,18 @@ public struct AuditChainHead: Sendable, Equatable {
         self.hash = hash
     }
 }
+
+extension AuditEvent {
+    /// Throws `AuditError.chainConflict` unless this event is the one after `head` (the
+    /// chain's last event; nil for an empty chain): the next sequence, chained to its hash.
+    /// Every store checks this under its chain lock before it appends.
+    public func checkFollows(_ head: AuditChainHead?) throws {
+        let next = (head?.sequence ?? 0).addingReportingOverflow(1)
+        guard !next.overflow, sequence == next.partialValue else {
+            throw AuditError.chainConflict("sequence \(sequence) does not follow \(head?.sequence ?? 0)")
+        }
+        guard previousHash == head?.hash ?? AuditEvent.genesisHash else {
+            throw AuditError.chainConflict("the previous hash of event \(sequence) is not the head's hash")
+        }
+    }
+}
