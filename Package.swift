@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCore"]),
         .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosFace", "CustosRuntime", "CustosTestSupport"]),
         .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI", "CustosCrypto"]),
-        .testTarget(name: "CustosFaceTests", dependencies: ["CustosFace", "CustosCore", "CFaceShim", "CustosTestSupport"]),
+        .testTarget(name: "CustosFaceTests", dependencies: ["CustosFace", "CustosCore", "CFaceShim", "CustosTestSupport", "CustosFakes"]),
         .testTarget(name: "CustosEvalTests", dependencies: ["CustosEval", "CustosFace", "CustosCore", "CustosTestSupport"]),
         .testTarget(name: "CustosCLITests", dependencies: ["CustosAPI", "CustosCore", "CustosStore", "CustosCrypto", "CustosTestSupport"]),
     ],

@@ -46,15 +46,15 @@ public final class SeededRandom: RandomSource, @unchecked Sendable {
     }
 }
 
-/// SplitMix64: a small, well-mixed deterministic generator.
-struct SplitMix {
+/// SplitMix64: a small, well-mixed deterministic generator, so a failing case can be replayed.
+public struct SplitMix: RandomNumberGenerator, Sendable {
     var state: UInt64
 
-    init(seed: UInt64) {
+    public init(seed: UInt64) {
         state = seed
     }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

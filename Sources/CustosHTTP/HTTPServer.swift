@@ -302,7 +302,7 @@ extension HTTPServer {
     /// The peer, or the client a trusted proxy forwarded the request for.
     private func clientAddress(_ connection: OpaquePointer, _ headers: HTTPHeaders) -> RemoteAddress? {
         let peer = RemoteAddress(connection)
-        guard let peer, configuration.trustedProxies.contains(peer),
+        guard let peer, !configuration.trustedProxies.isEmpty, configuration.trustedProxies.contains(peer),
               let forwarded = headers["X-Forwarded-For"]?.split(separator: ",").last,
               let client = RemoteAddress(parsing: forwarded) else { return peer }
         return client

@@ -2,26 +2,15 @@ import CFaceShim
 import CustosCore
 import CustosFace
 import CustosTestSupport
+import CustosFakes
 import Foundation
 import Testing
-
-/// Deterministic pseudo-random numbers (SplitMix64), so a failing case can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Mutations of real images: bit flips, overwritten runs, truncation, inserted and deleted
 /// bytes, patched JPEG frame sizes, and PNGs whose chunk CRCs are fixed after mutating (so
 /// the damage reaches the decoder instead of stopping at the checksum).
 enum ImageMutator {
-    static func mutate(_ input: [UInt8], random: inout SplitMix64) -> [UInt8] {
+    static func mutate(_ input: [UInt8], random: inout SplitMix) -> [UInt8] {
         var bytes = input
         guard !bytes.isEmpty else { return bytes }
         let steps = Int.random(in: 1...4, using: &random)
@@ -90,7 +79,7 @@ struct FaceRobustnessTests {
             + [[UInt8](PNGBuilder.png(width: 48, height: 32))]
         let limits = ImageLimits(maxBytes: 4 * 1024 * 1024, maxPixels: 4_000_000)
         let options = FaceOptions(upsample: 0, maxDetectionSide: 480, landmarks: .five, descriptor: false)
-        var random = SplitMix64(state: Self.seed)
+        var random = SplitMix(seed: Self.seed)
         var outcomes: [String: Int] = [:]
         var slowest = 0.0
         var early: [Double] = [], late: [Double] = []

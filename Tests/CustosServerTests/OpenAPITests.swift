@@ -11,12 +11,19 @@ import Testing
 @Suite struct OpenAPITests {
     typealias Object = [String: Any]
 
-    /// The spec as data (PyYAML, one of the outside clients).
-    static func spec() throws -> Object {
+    /// The spec as data (PyYAML, one of the outside clients), read once for every case.
+    static func spec() throws -> Object { try parsedSpec.get().value }
+
+    private struct ParsedSpec: @unchecked Sendable { let value: Object }
+    private struct SpecUnreadable: Error, CustomStringConvertible { let description: String }
+
+    private static let parsedSpec = Result { () throws -> ParsedSpec in
         let path = SharedData.packageRoot.appendingPathComponent("openapi.yaml").path
         let (status, output) = try OutsideClients.run("openapi_json.py", [path])
-        try #require(status == 0, "openapi_json.py failed: \(output)")
-        return try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? Object)
+        guard status == 0, let object = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? Object else {
+            throw SpecUnreadable(description: "openapi_json.py failed: \(output)")
+        }
+        return ParsedSpec(value: object)
     }
 
     @Test func routerServesExactlyTheEndpointTable() throws {

@@ -51,10 +51,11 @@ public struct RateLimiter: Sendable {
 
     private func admit(scope: String, who: String, limit: Int) throws {
         guard limit > 0 else { return }
-        let now = clock.now().timeIntervalSince1970
+        let instant = clock.now()
+        let now = instant.timeIntervalSince1970
         let window = (now / policy.window).rounded(.down)
         let key = "\(Self.keyPrefix)\(scope):\(who):\(Int64(window))"
-        guard try counters.increment(key, limit: Int64(limit), now: clock.now()) == nil else { return }
+        guard try counters.increment(key, limit: Int64(limit), now: instant) == nil else { return }
         let retryAfter = max(1, Int(((window + 1) * policy.window - now).rounded(.up)))
         throw HTTPError(status: 429, code: "rate_limited", message: "Too many requests; retry in \(retryAfter) s.",
                         headers: ["Retry-After": String(retryAfter)])
