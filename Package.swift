@@ -62,7 +62,7 @@ let package = Package(
         // from CustosTestSupport, which links the face engine (dlib) that these tests must not need.
         .target(name: "CustosFakes", dependencies: ["CustosCore", "CustosAPI"]),
         // Shared by test targets only (environment, child processes); not a product.
-        .target(name: "CustosTestSupport", dependencies: ["CustosFace", "CustosCore"], path: "Sources/CustosTestSupport"),
+        .target(name: "CustosTestSupport", dependencies: ["CustosFace", "CustosCore", "CustosHTTP"], path: "Sources/CustosTestSupport"),
 
         .testTarget(name: "CustosCoreTests", dependencies: ["CustosCore", "CustosAPI", "CustosFakes"]),
         .testTarget(name: "CustosHTTPTests", dependencies: ["CustosHTTP"]),

@@ -30,7 +30,20 @@ public enum ApplicationFactory {
                              digester: digester, random: random, clock: clock, policy: configuration.idv, signer: signer,
                              verdictSigning: VerdictSigning(issuer: configuration.resolvedIssuer, audience: configuration.idvAudience))
         }
-        return RuntimeServices(identity: identity, apiKeys: apiKeys, idv: idv, signer: signer, clock: clock)
+        var notificationPolicy = configuration.notifications
+        notificationPolicy.issuer = configuration.resolvedIssuer
+        let notifications = NotificationService(
+            store: store, identity: identity, idv: idv, keys: P256DeviceKeyVerifier(), digester: digester, random: random, clock: clock,
+            signer: signer, audit: audit, callbacks: CallbackURLPolicy(webhookConfiguration(configuration)), policy: notificationPolicy)
+        return RuntimeServices(identity: identity, apiKeys: apiKeys, idv: idv, signer: signer, clock: clock, notifications: notifications,
+                               webhookSigner: MasterKeyWebhookSigner(masterKey: masterKeys.primary))
+    }
+
+    /// How webhooks are sent: plain http to a loopback receiver only in development.
+    static func webhookConfiguration(_ configuration: ServerConfiguration) -> WebhookConfiguration {
+        var webhooks = configuration.webhooks
+        webhooks.allowsLoopbackHTTP = webhooks.allowsLoopbackHTTP || configuration.development
+        return webhooks
     }
 
     /// The audit trail, its chain keyed under the master key (events of the previous one, during

@@ -13,6 +13,7 @@ extension RuntimeServices {
             .tokens(store), .frameMemories(store), .documents(store),
             .counters(store, prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
             .init("expired_sessions_purged") { [identity] _ in try identity.purgeExpiredSessions() },
+            .init("expired_notifications_closed") { [notifications] _ in try notifications.expireOverdue() },
         ]
         if let rateLimiter {
             sweeps.append(.init("rate_limit_windows_purged") { _ in try rateLimiter.purgeEndedWindows() })

@@ -1,4 +1,5 @@
 import CustosCore
+import CustosHTTP
 import CustosCrypto
 import CustosServer
 import CustosStore
@@ -11,6 +12,8 @@ public struct RuntimeServices: Sendable {
     public let idv: IDVService?
     public let signer: SigningKeyRing
     public let clock: any Clock
+    public let notifications: NotificationService
+    public let webhookSigner: any WebhookSigner
 
     /// The authentication endpoints' rate limits: in the database on PostgreSQL, where every
     /// node shares them; in memory on SQLite, a single node, where a write per request would cost.
@@ -18,9 +21,19 @@ public struct RuntimeServices: Sendable {
         RateLimiter(counters: configuration.databaseURL == nil ? MemoryCounters() : store, clock: clock, policy: configuration.rateLimits)
     }
 
+    /// Starts delivering the webhook outbox in the background; stop it before closing `store`.
+    public func startWebhooks(store: SQLStore, configuration: ServerConfiguration, logger: Logger) -> WebhookDispatcher {
+        let dispatcher = WebhookDispatcher(store: store, signer: webhookSigner,
+                                           callbacks: CallbackURLPolicy(ApplicationFactory.webhookConfiguration(configuration)),
+                                           policy: notifications.policy, configuration: ApplicationFactory.webhookConfiguration(configuration),
+                                           clock: clock, logger: logger)
+        dispatcher.start()
+        return dispatcher
+    }
+
     /// What the HTTP application needs of them.
     public func dependencies(database: any DatabaseHealth, rateLimiter: RateLimiter? = nil) -> ApplicationDependencies {
         ApplicationDependencies(database: database, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv, signer: signer,
-                                rateLimiter: rateLimiter)
+                                rateLimiter: rateLimiter, notifications: notifications, webhookSigner: webhookSigner)
     }
 }

@@ -114,7 +114,7 @@ extension CustosClient {
         }
     }
 
-    private func requireKeyStore() throws -> any DeviceKeyStore {
+    func requireKeyStore() throws -> any DeviceKeyStore {
         guard let keyStore = configuration.keyStore else {
             throw CustosError.invalidConfiguration("no DeviceKeyStore configured")
         }
@@ -122,7 +122,7 @@ extension CustosClient {
     }
 
     /// Keys are per server and user.
-    private func account(_ userID: String) -> String {
+    func account(_ userID: String) -> String {
         configuration.serverURL.absoluteString + "|" + userID
     }
 }

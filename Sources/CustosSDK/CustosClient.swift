@@ -31,6 +31,10 @@ public final class CustosClient: Sendable {
         public var startConfirmationTimeout: TimeInterval
         /// Sends the requests (`URLSession.shared` unless the app supplies its own).
         public var exchange: any HTTPExchange
+        /// The platform's local authentication (Face ID, a PIN) that unlocks the device key for
+        /// a notification action of level 3; `false` means the user cancelled (error 131, the
+        /// notification stays pending). Nil: the key signs without asking.
+        public var localAuthentication: (@Sendable (LocalAuthenticationRequest) async -> Bool)?
 
         public init(serverURL: URL, timeout: TimeInterval = 30, keyStore: (any DeviceKeyStore)? = nil,
                     eventQueue: DispatchQueue = EventHub.defaultQueue, frameSource: (any FrameSource)? = nil,
@@ -51,6 +55,7 @@ public final class CustosClient: Sendable {
     let transport: HTTPTransport
     let state = Mutex(SessionState())
     let confirmations = StartConfirmations()
+    let passwordPrompts = PromptWaits<String>()
 
     public init(configuration: Configuration) throws {
         guard let scheme = configuration.serverURL.scheme?.lowercased(), scheme == "http" || scheme == "https" else {

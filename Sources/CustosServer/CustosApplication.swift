@@ -14,10 +14,17 @@ public struct ApplicationDependencies: Sendable {
     public var signer: (any TokenSigner)?
     /// Limits on the authentication endpoints; nil for none.
     public var rateLimiter: RateLimiter?
+    /// Step-up notifications; nil: their routes answer 503.
+    public var notifications: NotificationService?
+    /// Signs webhooks and tells relying parties their secret.
+    public var webhookSigner: (any WebhookSigner)?
 
     public init(database: any DatabaseHealth, identity: IdentityService, apiKeys: APIKeyService, clock: any Clock = SystemClock(),
-                idv: IDVService? = nil, signer: (any TokenSigner)? = nil, rateLimiter: RateLimiter? = nil) {
+                idv: IDVService? = nil, signer: (any TokenSigner)? = nil, rateLimiter: RateLimiter? = nil,
+                notifications: NotificationService? = nil, webhookSigner: (any WebhookSigner)? = nil) {
         self.rateLimiter = rateLimiter
+        self.notifications = notifications
+        self.webhookSigner = webhookSigner
         self.database = database
         self.identity = identity
         self.apiKeys = apiKeys
@@ -37,6 +44,7 @@ public enum CustosApplication {
         DeviceRoutes.register(on: &routes, groups, identity: dependencies.identity)
         IDVRoutes.register(on: &routes, groups, identity: dependencies.identity, idv: dependencies.idv)
         KeyRoutes.register(on: &routes, groups, signer: dependencies.signer, clock: dependencies.clock)
+        NotificationRoutes.register(on: &routes, groups, notifications: dependencies.notifications, webhookSigner: dependencies.webhookSigner)
         return routes.router
     }
 

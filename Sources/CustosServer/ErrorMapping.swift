@@ -42,6 +42,16 @@ public enum ErrorMapping {
             case .unsupportedMedia: 415
             }
             return HTTPError(status: status, code: error.code, message: error.message)
+        case let error as StepUpError:
+            let status = switch error.kind {
+            case .invalidInput: 422
+            case .forbidden: 403
+            case .notFound: 404
+            case .conflict: 409
+            case .gone: 410
+            case .tooMany: 429
+            }
+            return HTTPError(status: status, code: error.code, message: error.message)
         case is FaceError:
             // Engine trouble reaching a handler (models, memory): never the client's fault.
             return HTTPError(status: 503, code: "face_engine_unavailable", message: "The face engine cannot process this now.")

@@ -58,6 +58,10 @@ struct LiveServer {
     let idv: IDVService?
 
     let signer: SigningKeyRing
+    let notifications: NotificationService
+    let webhookSigner: any WebhookSigner
+    /// Delivers webhooks when the server was started with `webhooks: true`.
+    let dispatcher: WebhookDispatcher?
     /// What signed IDV results say they come from and are for.
     static let verdictSigning = VerdictSigning(issuer: "https://custos.test", audience: "bank-backend")
 
@@ -66,9 +70,10 @@ struct LiveServer {
     /// The wiring is the executable's, with a cheap Argon2id cost and a clock the test moves.
     init(store: SQLStore, policy: IdentityPolicy = IdentityPolicy(), idv idvPolicy: IDVPolicy? = nil,
          masterKey: MasterKey = LiveServer.masterKey, resultDetail: Bool = true, auditStore: (any AuditStore)? = nil,
-         rateLimiter: RateLimiter? = nil) throws {
+         rateLimiter: RateLimiter? = nil, webhooks: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         self.store = store
         var configuration = ServerConfiguration()
+        configuration.webhooks.allowsLoopbackHTTP = true
         configuration.identity = policy
         configuration.argon2Iterations = Argon2id.Cost.testing.iterations
         configuration.argon2MemoryKiB = Argon2id.Cost.testing.memoryKiB
@@ -79,11 +84,14 @@ struct LiveServer {
         }
         configuration.issuer = Self.verdictSigning.issuer
         configuration.idvAudience = Self.verdictSigning.audience
+        configure(&configuration)
         clock = TestClock()
         let services = try ApplicationFactory.services(
             configuration, store: store, masterKeys: MasterKeys(primary: masterKey),
             parts: RuntimeParts(clock: clock, faces: idvPolicy == nil ? nil : try FaceFixture.engine(), auditStore: auditStore))
         (identity, apiKeys, idv, signer) = (services.identity, services.apiKeys, services.idv, services.signer)
+        (notifications, webhookSigner) = (services.notifications, services.webhookSigner)
+        dispatcher = webhooks ? services.startWebhooks(store: store, configuration: configuration, logger: Logger(sink: log, level: .info)) : nil
         server = CustosApplication.makeServer(services.dependencies(database: store, rateLimiter: rateLimiter),
                                               configuration: HTTPServerConfiguration(port: 0, threads: 2), logger: Logger(sink: log, level: .info))
         try server.start()
@@ -109,6 +117,7 @@ struct LiveServer {
     }
 
     func stop() {
+        dispatcher?.stop()
         server.stop()
         store.close()
     }

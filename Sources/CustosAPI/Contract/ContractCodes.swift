@@ -39,6 +39,7 @@ public struct UseCase: OpenCode, ExpressibleByStringLiteral {
     public static let additionalDocumentScan: UseCase = "RDNA_IDV_POSTLOGIN_ADDITIONAL_DOCUMENT_SCAN"
     public static let serverBiometricAuthentication: UseCase = "RDNA_IDV_POSTLOGIN_IDV_SELFIE_BIOMETRIC"
     public static let biometricOptIn: UseCase = "RDNA_IDV_BIOMETRIC_OPT_IN"
+    public static let notificationStepUp: UseCase = "RDNA_IDV_POSTLOGIN_STEPUP_NOTIFICATION"
     /// The template status check.
     public static let checkTemplate: UseCase = "RDNA_IDV_CHECK_TEMPLATE"
     /// Deleting the template (biometric opt-out).
@@ -64,4 +65,40 @@ public struct AuditStatus: OpenCode, ExpressibleByStringLiteral {
 
     public static let success: AuditStatus = "SUCCESS"
     public static let failure: AuditStatus = "FAILURE"
+}
+
+/// The proof a notification action demands (the seed's `authLevel`): 0 none, 1 the password
+/// (challenge mode 3), 2 app-defined (refused unless configured), 3 a signature by the bound
+/// device's key, 4 server biometric (workflow 9). 3 and 4 never fall back to a weaker factor.
+public struct AuthLevel: OpenCode, ExpressibleByIntegerLiteral, Comparable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let none: AuthLevel = 0
+    public static let password: AuthLevel = 1
+    public static let appDefined: AuthLevel = 2
+    public static let deviceSignature: AuthLevel = 3
+    public static let serverBiometric: AuthLevel = 4
+
+    public static func < (lhs: AuthLevel, rhs: AuthLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// The OpenID Connect `amr` values of the proof (RFC 8176).
+    public var amr: [String] {
+        switch self {
+        case .password: ["pwd"]
+        case .deviceSignature: ["hwk", "user"]
+        case .serverBiometric: ["face", "user"]
+        default: []
+        }
+    }
+
+    /// The `acr` value an OpenID client asks for and finds in the ID token.
+    public var acr: String { "urn:custos:acr:\(rawValue)" }
+
+    /// The level an `acr` value names; nil for one this server does not know.
+    public init?(acr: String) {
+        let prefix = "urn:custos:acr:"
+        guard acr.hasPrefix(prefix), let value = Int(acr.dropFirst(prefix.count)) else { return nil }
+        self.init(rawValue: value)
+    }
 }

@@ -21,6 +21,9 @@ public struct StatusCode: OpenCode, ExpressibleByIntegerLiteral {
     public static let credentialsRejected: StatusCode = 401
     /// Local device authentication was cancelled.
     public static let localAuthenticationCancelled: StatusCode = 131
+    /// Custos's own: a notification action waits for the step-up its level demands (the
+    /// answer's `step_up` says which); answer the action again with the proof.
+    public static let stepUpRequired: StatusCode = 102
 
     /// Whether this code means success to a client.
     public var isSuccess: Bool { self == .success || self == .successAlternate }

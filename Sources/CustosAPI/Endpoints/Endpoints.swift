@@ -50,6 +50,14 @@ public enum Endpoints {
     /// `side`: front or back. The answer is the image as uploaded.
     public static let documentImage = Endpoint<NoContent, OpaqueBody>(.get, "/v1/idv/transactions/{id}/documents/{side}", .apiKey(.rp))
 
+    // Step-up notifications: the relying party sends and reads; the user's app lists and answers.
+    public static let createNotification = Endpoint<CreateNotificationRequest, CreatedNotification>(.post, "/v1/notifications", .apiKey(.rp), status: 201)
+    public static let notificationResult = Endpoint<NoContent, NotificationResult>(.get, "/v1/notifications/{id}/result", .apiKey(.rp))
+    public static let webhookSecret = Endpoint<NoContent, WebhookSecretInfo>(.get, "/v1/webhooks/secret", .apiKey(.rp))
+    public static let notifications = Endpoint<NoContent, NotificationList>(.get, "/v1/notifications", .session)
+    public static let notificationHistory = Endpoint<NoContent, NotificationList>(.get, "/v1/notifications/history", .session)
+    public static let updateNotification = Endpoint<UpdateNotificationRequest, UpdateNotificationResult>(.post, "/v1/notifications/{id}/actions", .session)
+
     public static let all: [AnyEndpoint] = [
         health.erased, readiness.erased, metrics.erased, jwks.erased,
         createAPIKey.erased, apiKeys.erased, revokeAPIKey.erased,
@@ -58,5 +66,7 @@ public enum Endpoints {
         activate.erased, loginChallenge.erased, login.erased, changePassword.erased, logout.erased, sessions.erased, revokeSession.erased,
         templateStatus.erased, optOut.erased, initiateIDV.erased, confirmIDV.erased, cancelIDV.erased, submitFrames.erased,
         submitDocument.erased, verdict.erased, documentImage.erased,
+        createNotification.erased, notificationResult.erased, webhookSecret.erased, notifications.erased, notificationHistory.erased,
+        updateNotification.erased,
     ]
 }

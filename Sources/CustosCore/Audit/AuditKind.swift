@@ -34,4 +34,9 @@ public enum AuditKind: String, Sendable, CaseIterable {
     case masterKeyRotated = "keys.master_key_rotated"
     /// A user was locked after running out of attempts.
     case lockout = "user.locked"
+    /// A relying party sent a notification (its actions and their levels; never the message).
+    case notificationCreated = "notification.created"
+    /// A notification reached its final state: answered (the action and the level proved),
+    /// expired, or failed (the wrong number was picked).
+    case notificationClosed = "notification.closed"
 }

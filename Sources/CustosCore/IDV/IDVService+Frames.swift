@@ -38,7 +38,7 @@ extension IDVService {
     /// the replay check so that a corrupt frame is named as such (422 image_unreadable).
     private func assess(_ transaction: IDVTransaction, challenge: LivenessChallenge, frames: [CapturedFrame], document: Data?,
                         now: Date) throws -> Assessment {
-        if transaction.workflow == .serverBiometricAuthentication, try store.template(userID: transaction.userID) == nil {
+        if transaction.workflow.matchesTemplate, try store.template(userID: transaction.userID) == nil {
             return Assessment(verdict: .pass("no template"), noTemplate: true)
         }
         let digests = frames.map { digester.digest(bytes: $0.jpeg) }
@@ -53,7 +53,7 @@ extension IDVService {
         guard verdict.passed else { return Assessment(verdict: verdict) }
         let template = try FrameRanking.template(from: analysed.compactMap(\.faces.first), count: policy.templateFrames)
         switch transaction.workflow {
-        case .serverBiometricAuthentication:
+        case .serverBiometricAuthentication, .notificationStepUp:
             guard let sealed = try store.template(userID: transaction.userID) else { return Assessment(verdict: verdict, noTemplate: true) }
             let distance = FrameRanking.distance(probe: template, template: try vault.open(sealed))
             return Assessment(verdict: verdict, template: template, distance: distance)

@@ -95,6 +95,9 @@ extension IDVService {
             try store.revokeAll(purpose: Purpose.recentMatch, subject: userID)
             try store.issue(SingleUseToken(purpose: Purpose.recentMatch, digest: Data(random.bytes(count: 32)), subject: userID,
                                            expiresAt: clock.now().addingTimeInterval(policy.reenrollmentWindow)))
+        case .notificationStepUp:
+            // The proof answers one notification action; it is no grant to replace the template.
+            try identity.resetAttempts(userID: userID)
         case .biometricOptIn, .kyc:
             guard let template = assessment.template else { throw FaceError(.noFace, "the capture made no template") }
             if transaction.workflow == .biometricOptIn {

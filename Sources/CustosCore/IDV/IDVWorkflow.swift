@@ -10,6 +10,9 @@ public enum IDVWorkflow: Sendable, Codable, CaseIterable, RawRepresentable {
     case additionalDocumentScan
     /// Post-login server biometric authentication against the stored template.
     case serverBiometricAuthentication
+    /// Notification step-up: the selfie a notification action of level 4 demands, matched
+    /// against the stored template like workflow 8; started by the action, never by the app.
+    case notificationStepUp
     /// Biometric opt-in: consent plus the live selfie; creates the template.
     case biometricOptIn
 
@@ -18,6 +21,7 @@ public enum IDVWorkflow: Sendable, Codable, CaseIterable, RawRepresentable {
         case .kyc: .kyc
         case .additionalDocumentScan: .additionalDocumentScan
         case .serverBiometricAuthentication: .serverBiometricAuthentication
+        case .notificationStepUp: .stepUpBiometric
         case .biometricOptIn: .biometricOptIn
         }
     }
@@ -36,7 +40,7 @@ public enum IDVWorkflow: Sendable, Codable, CaseIterable, RawRepresentable {
         switch self {
         case .kyc: .kyc
         case .additionalDocumentScan: .documentScan
-        case .serverBiometricAuthentication: .serverBiometric
+        case .serverBiometricAuthentication, .notificationStepUp: .serverBiometric
         case .biometricOptIn: nil
         }
     }
@@ -46,6 +50,7 @@ public enum IDVWorkflow: Sendable, Codable, CaseIterable, RawRepresentable {
         case .kyc: .kyc
         case .additionalDocumentScan: .additionalDocumentScan
         case .serverBiometricAuthentication: .serverBiometricAuthentication
+        case .notificationStepUp: .notificationStepUp
         case .biometricOptIn: .biometricOptIn
         }
     }
@@ -58,7 +63,10 @@ public enum IDVWorkflow: Sendable, Codable, CaseIterable, RawRepresentable {
     public var takesSelfie: Bool { self != .additionalDocumentScan }
 
     /// Whether the workflow compares with the stored template, and so ends with 600 without one.
-    public var needsTemplate: Bool { self == .serverBiometricAuthentication || self == .additionalDocumentScan }
+    public var needsTemplate: Bool { matchesTemplate || self == .additionalDocumentScan }
+
+    /// Whether the workflow's selfie is matched against the stored template (8 and 9).
+    public var matchesTemplate: Bool { self == .serverBiometricAuthentication || self == .notificationStepUp }
 
     /// The `reason` when the client gives none.
     public var defaultReason: String {
@@ -66,6 +74,7 @@ public enum IDVWorkflow: Sendable, Codable, CaseIterable, RawRepresentable {
         case .kyc: "Know Your Customer"
         case .additionalDocumentScan: "Additional Document Scan"
         case .serverBiometricAuthentication: "Server Biometric Authentication"
+        case .notificationStepUp: "Notification Step-Up"
         case .biometricOptIn: "Biometric Opt-In"
         }
     }

@@ -67,9 +67,16 @@ extension CustosClient {
         let bearer = session.sessionToken
         let transaction = try await transport.call(Endpoints.initiateIDV, body: request, bearer: bearer)
         if let result = transaction.result { return Self.outcome(result) }
-        let id = transaction.idvAuditTransactionID
         let asked = IDVSelfieStartRequest(workflow: transaction.workflow, idvAuditTransactionID: transaction.idvAuditTransactionID,
                                           reason: transaction.reason)
+        return try await confirmAndUpload(asked, bearer: bearer, start: start, process: process, upload: upload)
+    }
+
+    /// The part of a workflow after its transaction exists (started by the app, or by a
+    /// notification action of level 4): the app's start confirmation, then the upload.
+    func confirmAndUpload(_ asked: IDVSelfieStartRequest, bearer: String?, start: CustosEvent<IDVSelfieStartRequest>, process: String,
+                          upload: Upload) async throws -> SelfieOutcome {
+        let id = asked.idvAuditTransactionID
         switch await confirmStart(asked, event: start) {
         case .confirmed:
             break
@@ -90,7 +97,7 @@ extension CustosClient {
     }
 
     /// The selfie: the liveness challenge, the camera's frames for it, the verdict.
-    private func uploadSelfie(_ transactionID: String, bearer: String?, source: any FrameSource, document: Data?) async throws -> SelfieOutcome {
+    func uploadSelfie(_ transactionID: String, bearer: String?, source: any FrameSource, document: Data?) async throws -> SelfieOutcome {
         guard case .selfie(let challenge) = try await transport.call(Endpoints.confirmIDV, transactionID, bearer: bearer) else {
             throw CustosError.invalidResponse("the server answered a selfie workflow's start with a document upload")
         }

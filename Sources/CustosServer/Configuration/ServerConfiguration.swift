@@ -30,6 +30,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Server biometrics: on unless turned off (it needs the face models).
     public var idvEnabled = true
     public var idv = IDVPolicy()
+    /// Step-up notifications (their `issuer` follows `resolvedIssuer`).
+    public var notifications = NotificationPolicy()
+    /// How webhooks are sent.
+    public var webhooks = WebhookConfiguration()
     /// `iss` of what the server signs; nil: `http://host:port`.
     public var issuer: String?
     /// `aud` of signed IDV results.

@@ -77,6 +77,15 @@ extension Setting {
     /// Unset, it follows `dev` (see `ConfigurationLoader`).
     public static let idvResultDetail = Setting.boolean("idv_result_detail", help: "development: the app's IDV answer carries distance, threshold and liveness reason (default: on with --dev only)") { $0.idv.resultDetailToApp = $1 }
 
+    public static let notifyMaxPendingPerUser = Setting.integer("notify_max_pending_per_user", 1...1000, help: "pending notifications one user may have at once; more is 429 (default 5)") { $0.notifications.maximumPendingPerUser = $1 }
+    public static let notifyMaxPendingPerKey = Setting.integer("notify_max_pending_per_key", 1...10_000_000, help: "pending notifications one API key may have at once; more is 429 (default 10000)") { $0.notifications.maximumPendingPerKey = $1 }
+    public static let notifyAppDefinedLevel = Setting.boolean("notify_app_defined_level", help: "accept notification actions of auth level 2, which the app defines (default off)") { $0.notifications.allowsAppDefinedLevel = $1 }
+    public static let webhookTimeout = Setting.integer("webhook_timeout", 1...300, help: "seconds a webhook delivery may take in all (default 10)") { $0.webhooks.totalTimeout = TimeInterval($1) }
+    public static let webhookConnectTimeout = Setting.integer("webhook_connect_timeout", 1...60, help: "seconds to connect to a webhook receiver (default 5)") { $0.webhooks.connectTimeout = TimeInterval($1) }
+    public static let webhookMaxAttempts = Setting.integer("webhook_max_attempts", 1...100, help: "webhook attempts before a delivery is marked failed (default 8)") { $0.notifications.webhookMaximumAttempts = $1 }
+    public static let webhookBackoff = Setting.integer("webhook_backoff_ms", 10...3_600_000, help: "delay before a webhook's first retry, doubling after each (default 2000)") { $0.notifications.webhookBackoff = TimeInterval($1) / 1000 }
+    public static let webhookAllowPrivate = Setting.boolean("webhook_allow_private", help: "accept callback URLs on private, loopback and link-local addresses (default off: no requests into the operator's network)") { $0.webhooks.allowsPrivateAddresses = $1 }
+
     /// Every setting `custos serve` understands, in the order help and the start-up print show
     /// them, which is also the order they are applied in (`liveness_actions` before
     /// `liveness_actions_per_challenge`, so an explicit count wins).
@@ -87,6 +96,8 @@ extension Setting {
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,
         .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessPause, .livenessMinFaceWidth, .livenessMaxFrames,
         .enrollment, .reenrollmentWindow, .takeMemoryDays, .documentRetentionDays, .issuer, .idvAudience, .idvResultDetail,
+        .notifyMaxPendingPerUser, .notifyMaxPendingPerKey, .notifyAppDefinedLevel, .webhookTimeout, .webhookConnectTimeout,
+        .webhookMaxAttempts, .webhookBackoff, .webhookAllowPrivate,
     ]
 }
 

@@ -16,6 +16,8 @@ struct AccessGroups: Sendable {
     let passwordChange: AccessGroup<Session?>
     /// Selfie frames and document images: per client address and per user.
     let biometricUpload: AccessGroup<Session>
+    /// Answers to notifications (each may carry a password): per client address and per user.
+    let stepUp: AccessGroup<Session>
 
     init(identity: IdentityService, apiKeys: APIKeyService, rateLimiter: RateLimiter?) {
         let session = AccessGroup(access: .session, group: RouteGroup { request in
@@ -36,6 +38,7 @@ struct AccessGroups: Sendable {
             signIn = anyone
             passwordChange = sessionOrToken
             biometricUpload = session
+            stepUp = session
             return
         }
         signIn = anyone.admitting { try limiter.admitClient($0, scope: "sign_in") }
@@ -45,6 +48,9 @@ struct AccessGroups: Sendable {
         biometricUpload = session
             .admitting { try limiter.admitClient($0, scope: "biometric_upload") }
             .checking { _, session in try limiter.admitUser(session.userID, scope: "biometric_upload") }
+        stepUp = session
+            .admitting { try limiter.admitClient($0, scope: "step_up") }
+            .checking { _, session in try limiter.admitUser(session.userID, scope: "step_up") }
     }
 
     private static func apiKey(_ scope: APIKeyScope, _ service: APIKeyService) -> AccessGroup<APIKey> {

@@ -25,9 +25,10 @@ enum IDVRoutes {
             return EnrollmentGrantResponse(userID: user.id, expiresAt: try service().grantEnrollment(userID: user.id))
         }
         routes.on(Endpoints.initiateIDV, groups.session) { context, body in
-            guard let workflow = IDVWorkflow(body.workflow) else {
+            guard let workflow = IDVWorkflow(body.workflow), workflow != .notificationStepUp else {
                 throw IDVError.invalidInput(field: "workflow", reason: "must be 6 (KYC), 7 (additional document scan), "
-                                            + "8 (server biometric authentication) or 10 (opt-in)")
+                                            + "8 (server biometric authentication) or 10 (opt-in); "
+                                            + "workflow 9 starts from a notification action")
             }
             let idv = try service()
             let transaction = try idv.initiate(userID: context.caller.userID, workflow: workflow, reason: body.reason,

@@ -162,6 +162,12 @@ enum Migrations {
             sqlite: DocumentSchema.sqlite,
             postgres: DocumentSchema.postgres
         ),
+        Migration(
+            version: 11,
+            name: "notifications and webhook_outbox",
+            sqlite: NotificationSchema.sqlite,
+            postgres: NotificationSchema.postgres
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

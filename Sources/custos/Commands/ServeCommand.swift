@@ -99,10 +99,12 @@ enum ServeCommand {
         sink.flush()
 
         let housekeeping = services.startHousekeeping(store: store, configuration: configuration, rateLimiter: rateLimiter, logger: logger)
+        let webhooks = services.startWebhooks(store: store, configuration: configuration, logger: logger)
 
         let signal = await terminationSignal()
         logger.info("shutting_down", ["signal": .string(signal)])
         housekeeping.stop()
+        webhooks.stop()
         server.stop()
         store.close()
         logger.info("stopped")

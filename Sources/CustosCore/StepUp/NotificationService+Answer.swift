@@ -1,0 +1,201 @@
+import CustosAPI
+import Foundation
+
+/// The user's answer to a notification and where it stands: 100 done, 102 a step-up is needed,
+/// 401 the proof failed, 110 the password expired, 153 the attempts are exhausted, 600 there is
+/// no template for the server biometric step-up, 240 the selfie was cancelled.
+public struct NotificationAnswer: Sendable, Equatable {
+    public var status: StatusCode
+    public var message: String
+    public var notification: StepUpNotification
+    public var action: String
+    public var attemptsLeft: Int?
+    public var stepUp: StepUpChallenge?
+}
+
+/// What the app sends with an answer: the number picked and the proof of the action's level.
+public struct AnswerProof: Sendable, Equatable {
+    public var number: Int?
+    public var password: String?
+    /// ES256 r‖s, base64url, over `StepUpNotification.signingContent(action:)`.
+    public var signature: String?
+    public var idvTransactionID: String?
+
+    public init(number: Int? = nil, password: String? = nil, signature: String? = nil, idvTransactionID: String? = nil) {
+        self.number = number
+        self.password = password
+        self.signature = signature
+        self.idvTransactionID = idvTransactionID
+    }
+}
+
+extension NotificationService {
+    /// Answers the user's notification with `action`, from the session's device. The first call
+    /// without proof says which step-up the action's level demands; the call with the proof
+    /// ends it. Levels 3 and 4 accept nothing weaker than their own proof. Another user's
+    /// notification reads as not found.
+    public func answer(userID: String, deviceID: String, notificationID: String, action: String, proof: AnswerProof) throws -> NotificationAnswer {
+        let notification = try find(notificationID)
+        guard notification.userID == userID else { throw StepUpError.notFound }
+        try requireOpen(notification)
+        guard let chosen = notification.action(named: action) else {
+            throw StepUpError.invalid("action", "is not one of this notification's actions")
+        }
+        if let password = proof.password { try InputRules.checkPasswordLength(password, field: "password") }
+        var numberMatched: Bool?
+        if let expected = notification.number {
+            guard let number = proof.number else { throw StepUpError.numberRequired }
+            guard number == expected else {
+                // A push the user did not start is closed at the first wrong pick, not left for guessing.
+                var failed = notification
+                failed.status = .failed
+                failed.chosenAction = chosen.action
+                if try close(failed, numberMatched: false) == nil { try requireOpen(try find(notificationID)) }
+                throw StepUpError.numberMismatch
+            }
+            numberMatched = true
+        }
+        let context = AnswerContext(notification: notification, action: chosen, numberMatched: numberMatched)
+        switch chosen.authLevel {
+        case .none, .appDefined:
+            return try finish(context)
+        case .password:
+            return try answerWithPassword(context, password: proof.password)
+        case .deviceSignature:
+            return try answerWithDevice(context, deviceID: deviceID, signature: proof.signature)
+        case .serverBiometric:
+            return try answerWithSelfie(context, transactionID: proof.idvTransactionID)
+        default:
+            throw StepUpError.invalid("action", "demands an auth level this server does not know")
+        }
+    }
+
+    struct AnswerContext {
+        let notification: StepUpNotification
+        let action: NotificationAction
+        let numberMatched: Bool?
+
+        func reply(_ status: StatusCode, _ message: String, attemptsLeft: Int? = nil, stepUp: StepUpChallenge? = nil) -> NotificationAnswer {
+            NotificationAnswer(status: status, message: message, notification: notification, action: action.action,
+                               attemptsLeft: attemptsLeft, stepUp: stepUp)
+        }
+    }
+
+    // MARK: Level 1: the password (challenge mode 3)
+
+    private func answerWithPassword(_ context: AnswerContext, password: String?) throws -> NotificationAnswer {
+        let challenge = StepUpChallenge(authLevel: .password, challengeMode: .password)
+        let userID = context.notification.userID
+        guard let password else {
+            return context.reply(.stepUpRequired, "Enter the password to answer.", attemptsLeft: try identity.attemptsLeft(userID: userID),
+                                 stepUp: challenge)
+        }
+        let outcome = try identity.verifyStepUpPassword(userID: userID, password: password)
+        switch outcome.status {
+        case .success:
+            return try finish(context)
+        case .passwordExpired:
+            return context.reply(.passwordExpired, "The password has expired: change it, then answer again.", attemptsLeft: outcome.attemptsLeft)
+        case .attemptsExhausted:
+            return context.reply(.attemptsExhausted, "No attempts are left: the user is locked.", attemptsLeft: 0)
+        default:
+            return context.reply(.credentialsRejected, "The password is wrong.", attemptsLeft: outcome.attemptsLeft, stepUp: challenge)
+        }
+    }
+
+    // MARK: Level 3: the bound device's signature over what was shown
+
+    private func answerWithDevice(_ context: AnswerContext, deviceID: String, signature: String?) throws -> NotificationAnswer {
+        let challenge = StepUpChallenge(authLevel: .deviceSignature)
+        let userID = context.notification.userID
+        guard let signature else {
+            return context.reply(.stepUpRequired, "Sign the notification with the device key.", stepUp: challenge)
+        }
+        guard let bytes = Data(base64URLEncoded: signature), bytes.count == 64 else {
+            throw StepUpError.invalid("signature", "must be a 64-byte ES256 signature (r||s) in base64url")
+        }
+        guard let device = try store.device(id: deviceID), device.userID == userID, !device.isRevoked else {
+            throw StepUpError.noBoundDevice
+        }
+        let content = context.notification.signingContent(action: context.action.action)
+        guard keys.verify(signature: Array(bytes), message: Array(content), key: try keys.parse(jwkJSON: device.publicKeyJWK)) else {
+            // Altered content, or no device key behind the session: a failed factor, counted.
+            let used = try identity.takeAttempt(userID: userID)
+            let outcome = try identity.concludeFailedAttempt(userID: userID, used: used)
+            if outcome.status == .attemptsExhausted {
+                return context.reply(.attemptsExhausted, "No attempts are left: the user is locked.", attemptsLeft: 0)
+            }
+            return context.reply(.credentialsRejected, "The device signature does not cover this notification as sent.",
+                                 attemptsLeft: outcome.attemptsLeft, stepUp: challenge)
+        }
+        return try finish(context)
+    }
+
+    // MARK: Level 4: server biometric (workflow 9)
+
+    private func answerWithSelfie(_ context: AnswerContext, transactionID: String?) throws -> NotificationAnswer {
+        guard let idv else { throw StepUpError.biometricsUnavailable }
+        let notification = context.notification
+        let userID = notification.userID
+        guard let transactionID else {
+            let transaction = try idv.initiate(userID: userID, workflow: .notificationStepUp, reason: notification.subject, consent: nil)
+            if let result = transaction.result {
+                return context.reply(result.status, "There is no biometric template to match: enrol first.", attemptsLeft: result.attemptsLeft)
+            }
+            guard try store.setStepUpTransaction(notificationID: notification.id, transactionID: transaction.id) else {
+                try requireOpen(try find(notification.id))
+                throw StepUpError.closed("answered")
+            }
+            return context.reply(.stepUpRequired, "Take a selfie to answer.", stepUp: StepUpChallenge(
+                authLevel: .serverBiometric, idvWorkflow: .stepUpBiometric, idvAuditTransactionID: transaction.id))
+        }
+        guard transactionID == notification.stepUpTransactionID else { throw StepUpError.stepUpMismatch }
+        let transaction = try idv.ownTransaction(userID: userID, id: transactionID)
+        guard transaction.workflow == .notificationStepUp else { throw StepUpError.stepUpMismatch }
+        guard let result = transaction.result, transaction.state == .completed || transaction.state == .cancelled else {
+            throw StepUpError.stepUpUnfinished
+        }
+        let attemptsLeft = try identity.attemptsLeft(userID: userID)
+        if transaction.state == .cancelled {
+            return context.reply(result.status, "The selfie was cancelled; the notification is still pending.", attemptsLeft: attemptsLeft)
+        }
+        guard result.status == .success, result.decision == .matched else {
+            if result.status != .success { return context.reply(result.status, "The selfie ended without a match.", attemptsLeft: attemptsLeft) }
+            return context.reply(.credentialsRejected, "The selfie did not pass: \(result.decision?.rawValue ?? "no decision").",
+                                 attemptsLeft: attemptsLeft)
+        }
+        return try finish(context)
+    }
+
+    // MARK: The end
+
+    private func finish(_ context: AnswerContext) throws -> NotificationAnswer {
+        var answered = context.notification
+        answered.status = .answered
+        answered.chosenAction = context.action.action
+        answered.achievedLevel = context.action.authLevel
+        guard let closed = try close(answered, numberMatched: context.numberMatched) else {
+            let current = try find(answered.id)
+            try requireOpen(current)
+            throw StepUpError.closed(current.status.rawValue)
+        }
+        return NotificationAnswer(status: .success, message: "Answered: \(context.action.label).", notification: closed,
+                                  action: context.action.action, attemptsLeft: nil, stepUp: nil)
+    }
+
+    /// Throws unless the notification can still be answered; one whose time ran out is closed
+    /// as expired on the way.
+    func requireOpen(_ notification: StepUpNotification) throws {
+        switch notification.status {
+        case .pending:
+            guard clock.now() < notification.expiresAt else {
+                _ = try expire(notification)
+                throw StepUpError.expired
+            }
+        case .expired:
+            throw StepUpError.expired
+        default:
+            throw StepUpError.closed(notification.status.rawValue)
+        }
+    }
+}

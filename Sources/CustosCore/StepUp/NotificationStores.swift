@@ -1,0 +1,36 @@
+import CustosAPI
+import Foundation
+
+/// Notifications. The answer is a compare-and-set on the status, so of any number of devices
+/// answering at once, on any number of nodes, exactly one wins.
+public protocol NotificationStore: Sendable {
+    func createNotification(_ notification: StepUpNotification) throws
+    func notification(id: String) throws -> StepUpNotification?
+    /// The user's notifications, newest first: the open ones (`pending` and unexpired at `now`)
+    /// or, with `open: false`, every other one, at most `limit`.
+    func notifications(userID: String, open: Bool, now: Date, limit: Int) throws -> [StepUpNotification]
+    /// How many unexpired pending notifications the user has, and how many the API key sent.
+    func openNotificationCount(userID: String, now: Date) throws -> Int
+    func openNotificationCount(apiKeyID: String, now: Date) throws -> Int
+    /// Stores `notification`'s final state while the stored one is still `pending`; false when
+    /// another answer, or the expiry, came first.
+    func closeNotification(_ notification: StepUpNotification) throws -> Bool
+    /// Records the workflow 9 transaction started for a pending notification; false when it is
+    /// no longer pending.
+    func setStepUpTransaction(notificationID: String, transactionID: String) throws -> Bool
+    /// Pending notifications whose time ran out by `now` (housekeeping closes them).
+    func overdueNotifications(now: Date, limit: Int) throws -> [StepUpNotification]
+}
+
+/// The webhook outbox.
+public protocol WebhookOutboxStore: Sendable {
+    func enqueueWebhook(_ delivery: WebhookDelivery) throws
+    /// Leases up to `limit` pending deliveries that are due at `now` and not leased by a live
+    /// lease to `owner` until `leaseUntil`; a row is leased to one owner at a time.
+    func claimWebhooks(owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [WebhookDelivery]
+    /// Records an attempt of a delivery `owner` still leases: delivered, retried at
+    /// `nextAttemptAt`, or failed for good (`state`). False when the lease was lost.
+    func recordWebhookAttempt(_ delivery: WebhookDelivery, owner: String) throws -> Bool
+    /// The latest delivery of a notification's result.
+    func webhookDelivery(notificationID: String) throws -> WebhookDelivery?
+}

@@ -1,0 +1,109 @@
+import CustosCore
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The callback URLs the server may call: https (or plain http to a loopback receiver in
+/// development), no credentials in the URL, and a host whose every address is public unless
+/// the operator allows private ones. Checked at creation and again before each delivery (the
+/// name may have been pointed elsewhere since).
+public struct CallbackURLPolicy: CallbackURLValidator {
+    let configuration: WebhookConfiguration
+
+    public init(_ configuration: WebhookConfiguration) {
+        self.configuration = configuration
+    }
+
+    public func validate(_ url: String) throws {
+        guard url.utf8.count <= 2048, let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
+              let host = components.host, !host.isEmpty else {
+            throw StepUpError.invalidCallback("must be an absolute https URL")
+        }
+        guard components.user == nil, components.password == nil else {
+            throw StepUpError.invalidCallback("must not carry credentials")
+        }
+        guard components.fragment == nil else { throw StepUpError.invalidCallback("must not have a fragment") }
+        let addresses = try Self.resolve(host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")))
+        let loopbackOnly = addresses.allSatisfy { $0.kind == .loopback }
+        switch scheme {
+        case "https": break
+        case "http" where configuration.allowsLoopbackHTTP && loopbackOnly: break
+        default: throw StepUpError.invalidCallback("must use https\(configuration.allowsLoopbackHTTP ? " (or http to a loopback address)" : "")")
+        }
+        for address in addresses {
+            switch address.kind {
+            case .public: continue
+            case .loopback where configuration.allowsLoopbackHTTP || configuration.allowsPrivateAddresses: continue
+            case .privateNetwork, .loopback, .linkLocal:
+                guard configuration.allowsPrivateAddresses else {
+                    throw StepUpError.invalidCallback("points at a \(address.kind.rawValue) address, refused (webhook_allow_private is off)")
+                }
+            case .unusable:
+                throw StepUpError.invalidCallback("points at an address that cannot be called")
+            }
+        }
+    }
+
+    /// One resolved address and what kind of network it is in.
+    struct Address {
+        enum Kind: String { case `public`, loopback, privateNetwork = "private", linkLocal = "link-local", unusable }
+        let bytes: [UInt8]
+        var kind: Kind { Self.classify(bytes) }
+
+        static func classify(_ bytes: [UInt8]) -> Kind {
+            if bytes.count == 16 {
+                // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible forms are their IPv4 address.
+                if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff { return classify(Array(bytes[12...])) }
+                if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] == 1 ? .loopback : .unusable }
+                if bytes[0] & 0xfe == 0xfc { return .privateNetwork }
+                if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return .linkLocal }
+                if bytes[0] == 0xff { return .unusable }
+                return .public
+            }
+            guard bytes.count == 4 else { return .unusable }
+            switch (bytes[0], bytes[1]) {
+            case (127, _): return .loopback
+            case (10, _), (172, 16...31), (192, 168), (100, 64...127): return .privateNetwork
+            case (169, 254): return .linkLocal
+            case (0, _), (224...255, _): return .unusable
+            default: return .public
+            }
+        }
+    }
+
+    /// Every address `host` resolves to (an address literal is itself).
+    static func resolve(_ host: String) throws -> [Address] {
+        var hints = addrinfo()
+        hints.ai_family = AF_UNSPEC
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0, let first = list else {
+            throw StepUpError.invalidCallback("names a host that does not resolve")
+        }
+        defer { freeaddrinfo(list) }
+        var addresses: [Address] = []
+        var cursor: UnsafeMutablePointer<addrinfo>? = first
+        while let entry = cursor {
+            if let socket = entry.pointee.ai_addr {
+                switch Int32(socket.pointee.sa_family) {
+                case AF_INET:
+                    socket.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ipv4 in
+                        var raw = ipv4.pointee.sin_addr
+                        addresses.append(Address(bytes: withUnsafeBytes(of: &raw) { Array($0) }))
+                    }
+                case AF_INET6:
+                    socket.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ipv6 in
+                        var raw = ipv6.pointee.sin6_addr
+                        addresses.append(Address(bytes: withUnsafeBytes(of: &raw) { Array($0) }))
+                    }
+                default:
+                    break
+                }
+            }
+            cursor = entry.pointee.ai_next
+        }
+        guard !addresses.isEmpty else { throw StepUpError.invalidCallback("names a host without an address") }
+        return addresses
+    }
+}

@@ -1,0 +1,159 @@
+import CustosAPI
+import CustosCore
+import Foundation
+
+// MARK: - NotificationStore
+
+extension SQLStore: NotificationStore {
+    private static let notificationColumns = """
+        id, user_id, api_key_id, subject, message, actions, details, number, number_choices, callback_url, status,
+        created_at, expires_at, chosen_action, achieved_level, answered_at, step_up_transaction_id, signed_result
+        """
+
+    public func createNotification(_ notification: StepUpNotification) throws {
+        try database.execute(
+            "INSERT INTO notifications (\(Self.notificationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [.text(notification.id), .text(notification.userID), .text(notification.apiKeyID), .text(notification.subject),
+             .text(notification.message), try .json(notification.actions), try notification.details.map { try .json($0) } ?? .null,
+             notification.number.map { .integer(Int64($0)) } ?? .null, try notification.numberChoices.map { try .json($0) } ?? .null,
+             .optionalText(notification.callbackURL), .text(notification.status.rawValue), .date(notification.createdAt),
+             .date(notification.expiresAt), .optionalText(notification.chosenAction),
+             notification.achievedLevel.map { .integer(Int64($0.rawValue)) } ?? .null, .optionalDate(notification.answeredAt),
+             .optionalText(notification.stepUpTransactionID), .optionalText(notification.signedResult)])
+    }
+
+    public func notification(id: String) throws -> StepUpNotification? {
+        try database.select("SELECT \(Self.notificationColumns) FROM notifications WHERE id = ?", [.text(id)])
+            .first.map(Self.notification)
+    }
+
+    public func notifications(userID: String, open: Bool, now: Date, limit: Int) throws -> [StepUpNotification] {
+        let condition = open ? "status = 'pending' AND expires_at > ?" : "(status <> 'pending' OR expires_at <= ?)"
+        return try database.select(
+            """
+            SELECT \(Self.notificationColumns) FROM notifications
+            WHERE user_id = ? AND \(condition) ORDER BY created_at DESC, id LIMIT ?
+            """,
+            [.text(userID), .date(now), .integer(Int64(max(0, limit)))]).map(Self.notification)
+    }
+
+    public func openNotificationCount(userID: String, now: Date) throws -> Int {
+        try count("user_id", userID, now: now)
+    }
+
+    public func openNotificationCount(apiKeyID: String, now: Date) throws -> Int {
+        try count("api_key_id", apiKeyID, now: now)
+    }
+
+    private func count(_ column: String, _ value: String, now: Date) throws -> Int {
+        let rows = try database.select(
+            "SELECT COUNT(*) FROM notifications WHERE \(column) = ? AND status = 'pending' AND expires_at > ?",
+            [.text(value), .date(now)])
+        return try rows.first?.int(0) ?? 0
+    }
+
+    public func closeNotification(_ notification: StepUpNotification) throws -> Bool {
+        try database.execute(
+            """
+            UPDATE notifications SET status = ?, chosen_action = ?, achieved_level = ?, answered_at = ?, signed_result = ?
+            WHERE id = ? AND status = 'pending'
+            """,
+            [.text(notification.status.rawValue), .optionalText(notification.chosenAction),
+             notification.achievedLevel.map { .integer(Int64($0.rawValue)) } ?? .null, .optionalDate(notification.answeredAt),
+             .optionalText(notification.signedResult), .text(notification.id)]) == 1
+    }
+
+    public func setStepUpTransaction(notificationID: String, transactionID: String) throws -> Bool {
+        try database.execute("UPDATE notifications SET step_up_transaction_id = ? WHERE id = ? AND status = 'pending'",
+                             [.text(transactionID), .text(notificationID)]) == 1
+    }
+
+    public func overdueNotifications(now: Date, limit: Int) throws -> [StepUpNotification] {
+        try database.select(
+            """
+            SELECT \(Self.notificationColumns) FROM notifications
+            WHERE status = 'pending' AND expires_at <= ? ORDER BY expires_at LIMIT ?
+            """,
+            [.date(now), .integer(Int64(max(0, limit)))]).map(Self.notification)
+    }
+
+    private static func notification(_ row: SQLRow) throws -> StepUpNotification {
+        let decoder = JSONDecoder()
+        func json<T: Decodable>(_ type: T.Type, _ index: Int) throws -> T? {
+            guard let text = try row.optionalString(index) else { return nil }
+            do {
+                return try decoder.decode(type, from: Data(text.utf8))
+            } catch {
+                throw StoreError.failure("notifications: unreadable JSON in column \(index)")
+            }
+        }
+        return StepUpNotification(
+            id: try row.string(0), userID: try row.string(1), apiKeyID: try row.string(2), subject: try row.string(3),
+            message: try row.string(4), actions: try json([NotificationAction].self, 5) ?? [],
+            details: try json(TransactionDetails.self, 6), number: row.isNull(7) ? nil : try row.int(7),
+            numberChoices: try json([Int].self, 8), callbackURL: try row.optionalString(9),
+            status: NotificationStatus(rawValue: try row.string(10)), createdAt: try row.date(11), expiresAt: try row.date(12),
+            chosenAction: try row.optionalString(13), achievedLevel: row.isNull(14) ? nil : AuthLevel(rawValue: try row.int(14)),
+            answeredAt: try row.optionalDate(15), stepUpTransactionID: try row.optionalString(16), signedResult: try row.optionalString(17))
+    }
+}
+
+// MARK: - WebhookOutboxStore
+
+extension SQLStore: WebhookOutboxStore {
+    private static let webhookColumns = """
+        id, notification_id, api_key_id, url, body, state, attempts, next_attempt_at, lease_owner, lease_until, last_status,
+        last_error, created_at, delivered_at
+        """
+
+    public func enqueueWebhook(_ delivery: WebhookDelivery) throws {
+        try database.execute(
+            "INSERT INTO webhook_outbox (\(Self.webhookColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [.text(delivery.id), .text(delivery.notificationID), .text(delivery.apiKeyID), .text(delivery.url), .blob(delivery.body),
+             .text(delivery.state.rawValue), .integer(Int64(delivery.attempts)), .date(delivery.nextAttemptAt),
+             .optionalText(delivery.leaseOwner), .optionalDate(delivery.leaseUntil), delivery.lastStatus.map { .integer(Int64($0)) } ?? .null,
+             .optionalText(delivery.lastError), .date(delivery.createdAt), .optionalDate(delivery.deliveredAt)])
+    }
+
+    public func claimWebhooks(owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [WebhookDelivery] {
+        // The outer condition repeats the inner one: a row another node leased meanwhile is
+        // re-checked after its lock (PostgreSQL) and left alone.
+        let due = "state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)"
+        let skipLocked = database.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
+        return try database.query(
+            """
+            UPDATE webhook_outbox SET lease_owner = ?, lease_until = ?
+            WHERE id IN (SELECT id FROM webhook_outbox WHERE \(due) ORDER BY next_attempt_at LIMIT ?\(skipLocked)) AND \(due)
+            RETURNING \(Self.webhookColumns)
+            """,
+            [.text(owner), .date(leaseUntil), .date(now), .date(now), .integer(Int64(max(0, limit))), .date(now), .date(now)]
+        ).map(Self.delivery)
+    }
+
+    public func recordWebhookAttempt(_ delivery: WebhookDelivery, owner: String) throws -> Bool {
+        try database.execute(
+            """
+            UPDATE webhook_outbox SET state = ?, attempts = ?, next_attempt_at = ?, last_status = ?, last_error = ?, delivered_at = ?,
+                lease_owner = NULL, lease_until = NULL
+            WHERE id = ? AND lease_owner = ?
+            """,
+            [.text(delivery.state.rawValue), .integer(Int64(delivery.attempts)), .date(delivery.nextAttemptAt),
+             delivery.lastStatus.map { .integer(Int64($0)) } ?? .null, .optionalText(delivery.lastError), .optionalDate(delivery.deliveredAt),
+             .text(delivery.id), .text(owner)]) == 1
+    }
+
+    public func webhookDelivery(notificationID: String) throws -> WebhookDelivery? {
+        try database.select(
+            "SELECT \(Self.webhookColumns) FROM webhook_outbox WHERE notification_id = ? ORDER BY created_at DESC LIMIT 1",
+            [.text(notificationID)]).first.map(Self.delivery)
+    }
+
+    private static func delivery(_ row: SQLRow) throws -> WebhookDelivery {
+        WebhookDelivery(
+            id: try row.string(0), notificationID: try row.string(1), apiKeyID: try row.string(2), url: try row.string(3),
+            body: try row.data(4), state: try row.enumValue(WebhookDelivery.State.self, 5, column: "webhook_outbox.state"),
+            attempts: try row.int(6), nextAttemptAt: try row.date(7), leaseOwner: try row.optionalString(8),
+            leaseUntil: try row.optionalDate(9), lastStatus: row.isNull(10) ? nil : try row.int(10), lastError: try row.optionalString(11),
+            createdAt: try row.date(12), deliveredAt: try row.optionalDate(13))
+    }
+}

@@ -1,0 +1,70 @@
+import CustosHTTP
+import Foundation
+import Synchronization
+
+/// A relying party's webhook endpoint on a loopback port, for tests: records every request,
+/// answers each delivery's n-th attempt as told, and counts what it processed once per
+/// idempotency id (`X-Custos-Delivery`), as a real receiver would.
+public final class WebhookReceiver: Sendable {
+    public struct Received: Sendable {
+        public let deliveryID: String
+        public let signature: String
+        public let body: Data
+        /// 1 for the first request of this delivery id, 2 for the retry, …
+        public let attempt: Int
+        public let status: Int
+    }
+
+    private final class Log: Sendable {
+        let items = Mutex<[Received]>([])
+    }
+
+    private let server: HTTPServer
+    private let log = Log()
+
+    /// `answer(attempt)` is the status of a delivery's n-th request; `delay(attempt)` how long the
+    /// receiver takes before answering it.
+    public init(answer: @escaping @Sendable (Int) -> Int = { _ in 200 },
+                delay: @escaping @Sendable (Int) -> TimeInterval = { _ in 0 }) throws {
+        let received = log
+        var router = Router()
+        router.post("/hook") { request in
+            let id = request.headers["X-Custos-Delivery"] ?? ""
+            let attempt = received.items.withLock { list in list.filter { $0.deliveryID == id }.count + 1 }
+            let status = answer(attempt)
+            let wait = delay(attempt)
+            if wait > 0 { Thread.sleep(forTimeInterval: wait) }
+            received.items.withLock {
+                $0.append(Received(deliveryID: id, signature: request.headers["X-Custos-Signature"] ?? "", body: request.body,
+                                   attempt: attempt, status: status))
+            }
+            return Response(status: status, body: Data("{}".utf8))
+        }
+        server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2, workers: 4), router: router,
+                            logger: Logger(sink: MemoryLogSink(), level: .error))
+        try server.start()
+    }
+
+    public var url: String { "http://127.0.0.1:\(server.port ?? 0)/hook" }
+
+    /// Every request, in arrival order.
+    public var requests: [Received] { log.items.withLock { $0 } }
+
+    /// The deliveries a receiver that ignores repeated ids processed: the first 2xx of each id.
+    public var processed: [Received] {
+        var seen = Set<String>()
+        return requests.filter { (200..<300).contains($0.status) && seen.insert($0.deliveryID).inserted }
+    }
+
+    /// Waits until `condition` holds on the requests, at most `timeout` seconds.
+    public func wait(timeout: TimeInterval = 20, until condition: ([Received]) -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition(requests) { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return condition(requests)
+    }
+
+    public func stop() { server.stop() }
+}

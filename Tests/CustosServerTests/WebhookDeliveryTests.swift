@@ -1,0 +1,134 @@
+import CustosAPI
+import CustosCore
+import CustosCrypto
+import CustosHTTP
+import CustosRuntime
+import CustosSDK
+import CustosServer
+import CustosStore
+import CustosTestSupport
+import Foundation
+import Testing
+
+/// The webhook outbox end to end: a receiver on a loopback port, retries, signatures, leases.
+@Suite struct WebhookDeliveryTests {
+    static func fast(_ configuration: inout ServerConfiguration) {
+        configuration.notifications.webhookBackoff = 0.05
+        configuration.webhooks.pollInterval = 0.05
+        configuration.webhooks.totalTimeout = 3
+    }
+
+    /// The receiver's check of a delivery: the HMAC over "<t>.<body>" with the key's secret.
+    static func verifies(_ received: WebhookReceiver.Received, secret: String) -> Bool {
+        let fields = Dictionary(uniqueKeysWithValues: received.signature.split(separator: ",").compactMap { part -> (String, String)? in
+            let pair = part.split(separator: "=", maxSplits: 1)
+            return pair.count == 2 ? (String(pair[0]), String(pair[1])) : nil
+        })
+        guard let timestamp = fields["t"], let given = fields["v1"], abs((Int(timestamp) ?? 0) - Int(Date().timeIntervalSince1970)) < 300 else {
+            return false
+        }
+        let expected = HMACSHA256.authenticate(key: Data(secret.utf8), message: Data("\(timestamp).".utf8) + received.body)
+        return ConstantTime.equals(Array(expected), Array(Hex.decode(given) ?? []))
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aResultIsDeliveredOncePerIdAfterTwoFailures(kind: StoreKind) async throws {
+        let receiver = try WebhookReceiver(answer: { $0 <= 2 ? 500 : 200 })
+        defer { receiver.stop() }
+        let fixture = try await StepUpFixture.make(kind, webhooks: true, configure: Self.fast)
+        defer { fixture.live.stop() }
+        let created = try await fixture.send(level: 0, callback: receiver.url)
+        _ = try await fixture.client.updateNotification(try await fixture.shown(created.notificationUUID), action: "approve")
+
+        #expect(await receiver.wait { $0.count >= 3 })
+        try await Task.sleep(for: .milliseconds(300))
+        let requests = receiver.requests
+        #expect(requests.map(\.status) == [500, 500, 200])
+        #expect(Set(requests.map(\.deliveryID)).count == 1 && receiver.processed.count == 1)
+        let secret = try await fixture.rp.webhookSecret()
+        #expect(requests.allSatisfy { Self.verifies($0, secret: secret.secret) })
+        #expect(!Self.verifies(requests[0], secret: secret.secret + "x"))
+
+        let event = try WireJSON.decoder().decode(WebhookEvent.self, from: requests[2].body)
+        #expect(event.event == "notification.answered" && event.deliveryID == requests[2].deliveryID)
+        #expect(event.result.action == "approve" && event.result.signedResult != nil && event.result.notificationUUID == created.notificationUUID)
+
+        let result = try await fixture.rp.notificationResult(created.notificationUUID)
+        let delivery = try #require(result.delivery)
+        #expect(delivery.state == "delivered" && delivery.attempts == 3 && delivery.lastStatus == 200 && delivery.deliveryID == event.deliveryID)
+    }
+
+    @Test func retriesRunOutAndExpiryIsDeliveredToo() async throws {
+        let receiver = try WebhookReceiver(answer: { _ in 503 })
+        defer { receiver.stop() }
+        let fixture = try await StepUpFixture.make(.sqlite, webhooks: true) {
+            Self.fast(&$0)
+            $0.notifications.webhookMaximumAttempts = 2
+        }
+        defer { fixture.live.stop() }
+        let created = try await fixture.send(level: 0, callback: receiver.url, expiresIn: 10)
+        fixture.live.clock.advance(by: 11)
+        #expect(try fixture.live.notifications.expireOverdue() == 1)
+        #expect(await receiver.wait { $0.count >= 2 })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(receiver.requests.count == 2)
+        let result = try await fixture.rp.notificationResult(created.notificationUUID)
+        #expect(result.status == .expired && result.delivery?.state == "failed" && result.delivery?.lastStatus == 503)
+        let event = try WireJSON.decoder().decode(WebhookEvent.self, from: receiver.requests[0].body)
+        #expect(event.event == "notification.expired")
+    }
+
+    @Test func callbacksIntoTheOperatorsNetworkAreRefused() async throws {
+        let fixture = try await StepUpFixture.make(.sqlite) { $0.webhooks.allowsLoopbackHTTP = false }
+        defer { fixture.live.stop() }
+        for url in ["https://10.0.0.5/hook", "https://192.168.1.1/hook", "https://169.254.169.254/latest/meta-data",
+                    "https://[fe80::1]/hook", "https://[::ffff:10.0.0.1]/hook", "https://127.0.0.1/hook", "http://127.0.0.1:9/hook",
+                    "https://user:secret@203.0.113.9/hook", "ftp://203.0.113.9/hook", "not a url", "https://0.0.0.0/hook"] {
+            await expectError("invalid_callback_url") { try await fixture.send(level: 0, callback: url) }
+        }
+        // A public address is accepted (nothing is sent until the notification is final).
+        _ = try await fixture.send(level: 0, callback: "https://203.0.113.9/hook")
+    }
+
+    @Test(.enabled(if: StoreKind.available.contains(.postgresql)))
+    func twoNodesDeliverEachEventOnce() async throws {
+        let receiver = try WebhookReceiver(delay: { _ in 0.02 })
+        defer { receiver.stop() }
+        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        let open = { try SQLStore.openPostgres(url: TestEnvironment.postgresURL ?? "", options: PostgresOptions(connectTimeoutSeconds: 2, schema: String(schema))) }
+        let first = try LiveServer(store: open()) {
+            Self.fast(&$0)
+            $0.notifications.maximumPendingPerUser = 20
+        }
+        defer { first.stop() }
+        let (client, userID, _) = try await IdentityFlowTests.activatedUser(first)
+        let rp = try first.admin()
+        var ids: [String] = []
+        for index in 0..<12 {
+            let created = try await rp.createNotification(CreateNotificationRequest(
+                userID: userID, subject: "Sign-in \(index)", message: "Is it you?",
+                actions: [NotificationAction(label: "Yes", action: "yes", authLevel: 0)], callbackURL: receiver.url))
+            ids.append(created.notificationUUID)
+        }
+        for id in ids {
+            let shown = try #require(try await client.getNotifications().notifications.first { $0.notificationUUID == id })
+            _ = try await client.updateNotification(shown, action: "yes")
+        }
+        // Only now do two nodes start delivering the same outbox.
+        var configuration = ServerConfiguration()
+        Self.fast(&configuration)
+        configuration.webhooks.allowsLoopbackHTTP = true
+        configuration.idvEnabled = false
+        configuration.argon2Iterations = Argon2id.Cost.testing.iterations
+        configuration.argon2MemoryKiB = Argon2id.Cost.testing.memoryKiB
+        let nodes = try [first.store, open()].map { store in
+            let services = try ApplicationFactory.services(configuration, store: store, masterKeys: MasterKeys(primary: LiveServer.masterKey))
+            return (store, services.startWebhooks(store: store, configuration: configuration, logger: Logger(sink: MemoryLogSink())))
+        }
+        defer { nodes.forEach { $0.1.stop() } }
+        #expect(await receiver.wait { $0.count >= 12 })
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(receiver.requests.count == 12 && receiver.processed.count == 12)
+        nodes.last?.0.close()
+    }
+}
