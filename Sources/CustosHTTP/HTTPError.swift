@@ -1,5 +1,7 @@
+import Foundation
+
 /// An error that maps directly to an HTTP answer with the standard error body
-/// `{"error":{"code":"<stable_snake_case>","message":"<human text>"}}`.
+/// `{"error":{"code":"<stable_snake_case>","message":"<human text>"}}` (or a protocol's own, `body`).
 ///
 /// `code` is stable and meant for programs; `message` is for people and never carries
 /// internal detail (that goes to the log).
@@ -9,12 +11,16 @@ public struct HTTPError: Error, Equatable, Sendable {
     public var message: String
     /// Extra response headers (e.g. `Allow` for 405, `Retry-After` for 503).
     public var headers: [String: String]
+    /// A JSON body of a protocol's own error format (OAuth's `{"error":…}`) instead of the
+    /// standard one.
+    public var body: Data?
 
-    public init(status: Int, code: String, message: String, headers: [String: String] = [:]) {
+    public init(status: Int, code: String, message: String, headers: [String: String] = [:], body: Data? = nil) {
         self.status = status
         self.code = code
         self.message = message
         self.headers = headers
+        self.body = body
     }
 
     public static func badRequest(_ code: String = "bad_request", _ message: String) -> HTTPError {

@@ -24,7 +24,7 @@ public struct Response: Sendable {
 
     /// The standard error body for `error`, with its extra headers.
     public static func error(_ error: HTTPError) -> Response {
-        var response = Response.json(raw: ErrorBody.encode(code: error.code, message: error.message), status: error.status)
+        var response = Response.json(raw: error.body ?? ErrorBody.encode(code: error.code, message: error.message), status: error.status)
         for (name, value) in error.headers.sorted(by: { $0.key < $1.key }) {
             response.headers.set(name, value)
         }

@@ -35,8 +35,10 @@ public enum ApplicationFactory {
         let notifications = NotificationService(
             store: store, identity: identity, idv: idv, keys: P256DeviceKeyVerifier(), digester: digester, random: random, clock: clock,
             signer: signer, audit: audit, callbacks: CallbackURLPolicy(webhookConfiguration(configuration)), policy: notificationPolicy)
+        let ciba = CIBAService(store: store, notifications: notifications, apiKeys: apiKeys, digester: digester, random: random, clock: clock,
+                               signer: signer, issuer: configuration.resolvedIssuer, interval: configuration.cibaInterval)
         return RuntimeServices(identity: identity, apiKeys: apiKeys, idv: idv, signer: signer, clock: clock, notifications: notifications,
-                               webhookSigner: MasterKeyWebhookSigner(masterKey: masterKeys.primary))
+                               webhookSigner: MasterKeyWebhookSigner(masterKey: masterKeys.primary), ciba: ciba)
     }
 
     /// How webhooks are sent: plain http to a loopback receiver only in development.

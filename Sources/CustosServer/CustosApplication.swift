@@ -18,10 +18,13 @@ public struct ApplicationDependencies: Sendable {
     public var notifications: NotificationService?
     /// Signs webhooks and tells relying parties their secret.
     public var webhookSigner: (any WebhookSigner)?
+    /// OpenID CIBA; nil: its endpoints answer 404.
+    public var ciba: CIBAService?
 
     public init(database: any DatabaseHealth, identity: IdentityService, apiKeys: APIKeyService, clock: any Clock = SystemClock(),
                 idv: IDVService? = nil, signer: (any TokenSigner)? = nil, rateLimiter: RateLimiter? = nil,
-                notifications: NotificationService? = nil, webhookSigner: (any WebhookSigner)? = nil) {
+                notifications: NotificationService? = nil, webhookSigner: (any WebhookSigner)? = nil, ciba: CIBAService? = nil) {
+        self.ciba = ciba
         self.rateLimiter = rateLimiter
         self.notifications = notifications
         self.webhookSigner = webhookSigner
@@ -45,6 +48,7 @@ public enum CustosApplication {
         IDVRoutes.register(on: &routes, groups, identity: dependencies.identity, idv: dependencies.idv)
         KeyRoutes.register(on: &routes, groups, signer: dependencies.signer, clock: dependencies.clock)
         NotificationRoutes.register(on: &routes, groups, notifications: dependencies.notifications, webhookSigner: dependencies.webhookSigner)
+        OpenIDRoutes.register(on: &routes, groups, ciba: dependencies.ciba)
         return routes.router
     }
 

@@ -1,5 +1,7 @@
+import CustosAPI
 import CustosCore
 import CustosHTTP
+import Foundation
 
 /// The one place where domain and infrastructure errors become HTTP answers.
 /// Details stay in the log; clients get a stable code and a plain message.
@@ -42,6 +44,11 @@ public enum ErrorMapping {
             case .unsupportedMedia: 415
             }
             return HTTPError(status: status, code: error.code, message: error.message)
+        case let error as OAuthError:
+            var headers = ["Cache-Control": "no-store"]
+            if error.code == .invalidClient { headers["WWW-Authenticate"] = #"Basic realm="custos""# }
+            let body = try? JSONEncoder().encode(OAuthErrorResponse(error: error.code.rawValue, errorDescription: error.description))
+            return HTTPError(status: error.status, code: error.code.rawValue, message: error.description, headers: headers, body: body)
         case let error as StepUpError:
             let status = switch error.kind {
             case .invalidInput: 422

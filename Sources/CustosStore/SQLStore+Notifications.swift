@@ -7,19 +7,20 @@ import Foundation
 extension SQLStore: NotificationStore {
     private static let notificationColumns = """
         id, user_id, api_key_id, subject, message, actions, details, number, number_choices, callback_url, status,
-        created_at, expires_at, chosen_action, achieved_level, answered_at, step_up_transaction_id, signed_result
+        created_at, expires_at, chosen_action, achieved_level, answered_at, step_up_transaction_id, signed_result, ciba_ping
         """
 
     public func createNotification(_ notification: StepUpNotification) throws {
         try database.execute(
-            "INSERT INTO notifications (\(Self.notificationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO notifications (\(Self.notificationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [.text(notification.id), .text(notification.userID), .text(notification.apiKeyID), .text(notification.subject),
              .text(notification.message), try .json(notification.actions), try notification.details.map { try .json($0) } ?? .null,
              notification.number.map { .integer(Int64($0)) } ?? .null, try notification.numberChoices.map { try .json($0) } ?? .null,
              .optionalText(notification.callbackURL), .text(notification.status.rawValue), .date(notification.createdAt),
              .date(notification.expiresAt), .optionalText(notification.chosenAction),
              notification.achievedLevel.map { .integer(Int64($0.rawValue)) } ?? .null, .optionalDate(notification.answeredAt),
-             .optionalText(notification.stepUpTransactionID), .optionalText(notification.signedResult)])
+             .optionalText(notification.stepUpTransactionID), .optionalText(notification.signedResult),
+             try notification.ping.map { try .json($0) } ?? .null])
     }
 
     public func notification(id: String) throws -> StepUpNotification? {
@@ -94,7 +95,8 @@ extension SQLStore: NotificationStore {
             numberChoices: try json([Int].self, 8), callbackURL: try row.optionalString(9),
             status: NotificationStatus(rawValue: try row.string(10)), createdAt: try row.date(11), expiresAt: try row.date(12),
             chosenAction: try row.optionalString(13), achievedLevel: row.isNull(14) ? nil : AuthLevel(rawValue: try row.int(14)),
-            answeredAt: try row.optionalDate(15), stepUpTransactionID: try row.optionalString(16), signedResult: try row.optionalString(17))
+            answeredAt: try row.optionalDate(15), stepUpTransactionID: try row.optionalString(16), signedResult: try row.optionalString(17),
+            ping: try json(CIBAPing.self, 18))
     }
 }
 
@@ -102,14 +104,15 @@ extension SQLStore: NotificationStore {
 
 extension SQLStore: WebhookOutboxStore {
     private static let webhookColumns = """
-        id, notification_id, api_key_id, url, body, state, attempts, next_attempt_at, lease_owner, lease_until, last_status,
-        last_error, created_at, delivered_at
+        id, notification_id, api_key_id, url, body, auth_header, state, attempts, next_attempt_at, lease_owner, lease_until,
+        last_status, last_error, created_at, delivered_at
         """
 
     public func enqueueWebhook(_ delivery: WebhookDelivery) throws {
         try database.execute(
-            "INSERT INTO webhook_outbox (\(Self.webhookColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO webhook_outbox (\(Self.webhookColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [.text(delivery.id), .text(delivery.notificationID), .text(delivery.apiKeyID), .text(delivery.url), .blob(delivery.body),
+             .optionalText(delivery.authorization),
              .text(delivery.state.rawValue), .integer(Int64(delivery.attempts)), .date(delivery.nextAttemptAt),
              .optionalText(delivery.leaseOwner), .optionalDate(delivery.leaseUntil), delivery.lastStatus.map { .integer(Int64($0)) } ?? .null,
              .optionalText(delivery.lastError), .date(delivery.createdAt), .optionalDate(delivery.deliveredAt)])
@@ -151,9 +154,10 @@ extension SQLStore: WebhookOutboxStore {
     private static func delivery(_ row: SQLRow) throws -> WebhookDelivery {
         WebhookDelivery(
             id: try row.string(0), notificationID: try row.string(1), apiKeyID: try row.string(2), url: try row.string(3),
-            body: try row.data(4), state: try row.enumValue(WebhookDelivery.State.self, 5, column: "webhook_outbox.state"),
-            attempts: try row.int(6), nextAttemptAt: try row.date(7), leaseOwner: try row.optionalString(8),
-            leaseUntil: try row.optionalDate(9), lastStatus: row.isNull(10) ? nil : try row.int(10), lastError: try row.optionalString(11),
-            createdAt: try row.date(12), deliveredAt: try row.optionalDate(13))
+            body: try row.data(4), authorization: try row.optionalString(5),
+            state: try row.enumValue(WebhookDelivery.State.self, 6, column: "webhook_outbox.state"),
+            attempts: try row.int(7), nextAttemptAt: try row.date(8), leaseOwner: try row.optionalString(9),
+            leaseUntil: try row.optionalDate(10), lastStatus: row.isNull(11) ? nil : try row.int(11), lastError: try row.optionalString(12),
+            createdAt: try row.date(13), deliveredAt: try row.optionalDate(14))
     }
 }

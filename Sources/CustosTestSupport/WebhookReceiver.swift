@@ -10,6 +10,8 @@ public final class WebhookReceiver: Sendable {
         public let deliveryID: String
         public let signature: String
         public let body: Data
+        /// The `Authorization` header (a CIBA ping's bearer token).
+        public let authorization: String?
         /// 1 for the first request of this delivery id, 2 for the retry, …
         public let attempt: Int
         public let status: Int
@@ -30,14 +32,16 @@ public final class WebhookReceiver: Sendable {
         var router = Router()
         router.post("/hook") { request in
             let id = request.headers["X-Custos-Delivery"] ?? ""
-            let attempt = received.items.withLock { list in list.filter { $0.deliveryID == id }.count + 1 }
-            let status = answer(attempt)
+            // Recorded on arrival, before any delay: a sender killed meanwhile still counts as having sent it.
+            let (attempt, status) = received.items.withLock { list -> (Int, Int) in
+                let attempt = list.filter { $0.deliveryID == id }.count + 1
+                let status = answer(attempt)
+                list.append(Received(deliveryID: id, signature: request.headers["X-Custos-Signature"] ?? "", body: request.body,
+                                     authorization: request.headers["Authorization"], attempt: attempt, status: status))
+                return (attempt, status)
+            }
             let wait = delay(attempt)
             if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-            received.items.withLock {
-                $0.append(Received(deliveryID: id, signature: request.headers["X-Custos-Signature"] ?? "", body: request.body,
-                                   attempt: attempt, status: status))
-            }
             return Response(status: status, body: Data("{}".utf8))
         }
         server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2, workers: 4), router: router,

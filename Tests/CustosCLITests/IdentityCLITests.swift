@@ -22,9 +22,22 @@ import Testing
             let rp = try CLI.run(["admin", "apikey", "create", "--scope", "rp", "--data-dir", dataDir])
             guard rp.status == 0, let rpSecret = rp.stdout.split(separator: "\n").last.map(String.init) else { throw CLIFailure(result: rp) }
             rpKey = rpSecret
-            serve = try ServeProcess(["--dev", "--port", "0", "--data-dir", dataDir, "--argon2-memory-kib", "64", "--argon2-iterations", "1"] + extra)
-            guard let port = serve.waitForEvent("listening")?["port"] as? Int else { throw CLIFailure(result: CLI.Result(status: -1, stdout: "", stderr: serve.logLines.joined(separator: "\n"))) }
-            server = "http://127.0.0.1:\(port)"
+            (serve, server) = try Self.start(dataDir, extra)
+        }
+
+        /// A new process on the data directory of `previous` (which was stopped or killed).
+        init(restarting previous: Served, extra: [String] = []) throws {
+            (dataDir, adminKey, rpKey) = (previous.dataDir, previous.adminKey, previous.rpKey)
+            (serve, server) = try Self.start(dataDir, extra)
+        }
+
+        private static func start(_ dataDir: String, _ extra: [String]) throws -> (ServeProcess, String) {
+            let arguments = ["--dev", "--data-dir", dataDir, "--argon2-memory-kib", "64", "--argon2-iterations", "1"]
+            let serve = try ServeProcess(arguments + (extra.contains("--port") ? [] : ["--port", "0"]) + extra)
+            guard let port = serve.waitForEvent("listening")?["port"] as? Int else {
+                throw CLIFailure(result: CLI.Result(status: -1, stdout: "", stderr: serve.logLines.joined(separator: "\n")))
+            }
+            return (serve, "http://127.0.0.1:\(port)")
         }
 
         func admin(_ arguments: [String]) throws -> CLI.Result {

@@ -69,7 +69,10 @@ import Testing
         let responses = try #require(operation["responses"] as? Object)
         let success = try #require(responses[String(endpoint.status)] as? Object, "\(endpoint): no \(endpoint.status) answer documented")
 
-        if let body = endpoint.body as? any Decodable.Type, endpoint.body != NoContent.self {
+        if endpoint.body == FormBody.self {
+            let content = (operation["requestBody"] as? Object)?["content"] as? Object
+            #expect(content?["application/x-www-form-urlencoded"] != nil, "\(endpoint): no form request body documented")
+        } else if let body = endpoint.body as? any Decodable.Type, endpoint.body != NoContent.self {
             let content = (operation["requestBody"] as? Object)?["content"] as? Object
             let schema = try #require((content?["application/json"] as? Object)?["schema"] as? Object, "\(endpoint): no JSON request body")
             try schemas.expect(schema, matches: try WireShape.of(body), at: "\(endpoint) request")

@@ -58,6 +58,14 @@ public enum Endpoints {
     public static let notificationHistory = Endpoint<NoContent, NotificationList>(.get, "/v1/notifications/history", .session)
     public static let updateNotification = Endpoint<UpdateNotificationRequest, UpdateNotificationResult>(.post, "/v1/notifications/{id}/actions", .session)
 
+    // OpenID Connect: discovery and CIBA (the clients are relying parties' API keys).
+    public static let openIDConfiguration = Endpoint<NoContent, OpaqueBody>(.get, "/.well-known/openid-configuration", .anyone)
+    /// Form body; the client authenticates with HTTP Basic or `client_id` and `client_secret`.
+    public static let backchannelAuthentication = Endpoint<FormBody, BackchannelAuthenticationResponse>(.post, "/oauth2/bc-authorize", .anyone)
+    /// Form body; errors are OAuth errors (`OAuthErrorResponse`), not the API's envelope.
+    public static let token = Endpoint<FormBody, TokenResponse>(.post, "/oauth2/token", .anyone)
+    public static let registerCIBAClient = Endpoint<CIBAClientRegistration, CIBAClientRegistration>(.post, "/v1/ciba/client", .apiKey(.rp))
+
     public static let all: [AnyEndpoint] = [
         health.erased, readiness.erased, metrics.erased, jwks.erased,
         createAPIKey.erased, apiKeys.erased, revokeAPIKey.erased,
@@ -67,6 +75,6 @@ public enum Endpoints {
         templateStatus.erased, optOut.erased, initiateIDV.erased, confirmIDV.erased, cancelIDV.erased, submitFrames.erased,
         submitDocument.erased, verdict.erased, documentImage.erased,
         createNotification.erased, notificationResult.erased, webhookSecret.erased, notifications.erased, notificationHistory.erased,
-        updateNotification.erased,
+        updateNotification.erased, openIDConfiguration.erased, backchannelAuthentication.erased, token.erased, registerCIBAClient.erased,
     ]
 }

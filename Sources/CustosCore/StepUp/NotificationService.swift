@@ -12,9 +12,12 @@ public struct NotificationDraft: Sendable, Equatable {
     public var lifetime: TimeInterval?
     public var numberMatching: Bool
     public var callbackURL: String?
+    /// A CIBA request's ping (set by `CIBAService`).
+    public var ping: CIBAPing?
 
     public init(userID: String, subject: String, message: String, actions: [NotificationAction], details: TransactionDetails? = nil,
-                lifetime: TimeInterval? = nil, numberMatching: Bool = false, callbackURL: String? = nil) {
+                lifetime: TimeInterval? = nil, numberMatching: Bool = false, callbackURL: String? = nil, ping: CIBAPing? = nil) {
+        self.ping = ping
         self.userID = userID
         self.subject = subject
         self.message = message
@@ -71,10 +74,11 @@ public final class NotificationService: Sendable {
 
     /// Creates a notification for an existing user; refused when the user or the key already
     /// has as many pending as the policy allows (push fatigue).
-    public func create(_ draft: NotificationDraft, apiKeyID: String) throws -> StepUpNotification {
+    public func create(_ draft: NotificationDraft, apiKeyID: String, id: String? = nil) throws -> StepUpNotification {
         try NotificationRules.check(draft, policy: policy, biometricsAvailable: idv != nil)
         _ = try identity.user(id: draft.userID)
         if let url = draft.callbackURL { try callbacks.validate(url) }
+        if let ping = draft.ping { try callbacks.validate(ping.endpoint) }
         let now = clock.now()
         var number: Int?
         var choices: [Int]?
@@ -84,9 +88,9 @@ public final class NotificationService: Sendable {
             choices = shown
         }
         let notification = StepUpNotification(
-            id: random.hexID(bytes: 16), userID: draft.userID, apiKeyID: apiKeyID, subject: draft.subject, message: draft.message,
+            id: id ?? random.hexID(bytes: 16), userID: draft.userID, apiKeyID: apiKeyID, subject: draft.subject, message: draft.message,
             actions: draft.actions, details: draft.details, number: number, numberChoices: choices, callbackURL: draft.callbackURL,
-            status: .pending, createdAt: now, expiresAt: now.addingTimeInterval(draft.lifetime ?? policy.defaultLifetime))
+            status: .pending, createdAt: now, expiresAt: now.addingTimeInterval(draft.lifetime ?? policy.defaultLifetime), ping: draft.ping)
         try store.atomically {
             guard try store.openNotificationCount(userID: draft.userID, now: now) < policy.maximumPendingPerUser else {
                 throw StepUpError.tooMany("for this user")
@@ -163,6 +167,12 @@ public final class NotificationService: Sendable {
                                          result: wireResult(closed, delivery: nil))
                 try store.enqueueWebhook(WebhookDelivery(id: deliveryID, notificationID: closed.id, apiKeyID: closed.apiKeyID, url: url,
                                                          body: try WireJSON.encoder().encode(event), nextAttemptAt: now, createdAt: now))
+            }
+            if let ping = closed.ping {
+                let body = try JSONSerialization.data(withJSONObject: ["auth_req_id": ping.authReqID], options: [.sortedKeys])
+                try store.enqueueWebhook(WebhookDelivery(id: random.hexID(bytes: 16), notificationID: closed.id, apiKeyID: closed.apiKeyID,
+                                                         url: ping.endpoint, body: body, authorization: "Bearer " + ping.clientNotificationToken,
+                                                         nextAttemptAt: now, createdAt: now))
             }
             return closed
         }

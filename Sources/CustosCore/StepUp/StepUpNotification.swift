@@ -26,11 +26,13 @@ public struct StepUpNotification: Equatable, Sendable {
     public var stepUpTransactionID: String?
     /// The JWS over the final state.
     public var signedResult: String?
+    /// A CIBA request in ping mode: whom to ping when the notification is final.
+    public var ping: CIBAPing?
 
     public init(id: String, userID: String, apiKeyID: String, subject: String, message: String, actions: [NotificationAction],
                 details: TransactionDetails?, number: Int?, numberChoices: [Int]?, callbackURL: String?, status: NotificationStatus,
                 createdAt: Date, expiresAt: Date, chosenAction: String? = nil, achievedLevel: AuthLevel? = nil, answeredAt: Date? = nil,
-                stepUpTransactionID: String? = nil, signedResult: String? = nil) {
+                stepUpTransactionID: String? = nil, signedResult: String? = nil, ping: CIBAPing? = nil) {
         self.id = id
         self.userID = userID
         self.apiKeyID = apiKeyID
@@ -49,6 +51,7 @@ public struct StepUpNotification: Equatable, Sendable {
         self.answeredAt = answeredAt
         self.stepUpTransactionID = stepUpTransactionID
         self.signedResult = signedResult
+        self.ping = ping
     }
 
     public func action(named name: String) -> NotificationAction? { actions.first { $0.action == name } }
@@ -59,6 +62,26 @@ public struct StepUpNotification: Equatable, Sendable {
     /// What a bound device signs to answer `action` (level 3).
     public func signingContent(action: String) -> Data {
         StepUpContent.bytes(notificationUUID: id, action: action, subject: subject, message: message, details: details, number: number)
+    }
+}
+
+/// The ping of a CIBA client (ping mode): its notification endpoint, the bearer token it gave,
+/// and the request the ping names.
+public struct CIBAPing: Codable, Equatable, Sendable {
+    public var endpoint: String
+    public var clientNotificationToken: String
+    public var authReqID: String
+
+    enum CodingKeys: String, CodingKey {
+        case endpoint
+        case clientNotificationToken = "client_notification_token"
+        case authReqID = "auth_req_id"
+    }
+
+    public init(endpoint: String, clientNotificationToken: String, authReqID: String) {
+        self.endpoint = endpoint
+        self.clientNotificationToken = clientNotificationToken
+        self.authReqID = authReqID
     }
 }
 
@@ -75,6 +98,8 @@ public struct WebhookDelivery: Equatable, Sendable {
     public var url: String
     /// What is POSTed (JSON), and what the signature covers.
     public var body: Data
+    /// The `Authorization` header of a CIBA ping (`Bearer <client_notification_token>`).
+    public var authorization: String?
     public var state: State
     public var attempts: Int
     public var nextAttemptAt: Date
@@ -85,7 +110,8 @@ public struct WebhookDelivery: Equatable, Sendable {
     public var createdAt: Date
     public var deliveredAt: Date?
 
-    public init(id: String, notificationID: String, apiKeyID: String, url: String, body: Data, state: State = .pending, attempts: Int = 0,
+    public init(id: String, notificationID: String, apiKeyID: String, url: String, body: Data, authorization: String? = nil,
+                state: State = .pending, attempts: Int = 0,
                 nextAttemptAt: Date, leaseOwner: String? = nil, leaseUntil: Date? = nil, lastStatus: Int? = nil, lastError: String? = nil,
                 createdAt: Date, deliveredAt: Date? = nil) {
         self.id = id
@@ -93,6 +119,7 @@ public struct WebhookDelivery: Equatable, Sendable {
         self.apiKeyID = apiKeyID
         self.url = url
         self.body = body
+        self.authorization = authorization
         self.state = state
         self.attempts = attempts
         self.nextAttemptAt = nextAttemptAt

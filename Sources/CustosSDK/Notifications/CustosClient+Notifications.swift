@@ -82,6 +82,8 @@ extension CustosClient {
             switch stepUp.authLevel {
             case .password:
                 guard let password = try await askPassword(uuid, attemptsLeft: result.attemptsLeft ?? 0) else {
+                    // Dismissed after a wrong password, the answer is that 401 (with the attempts left).
+                    if result.statusCode == .credentialsRejected { return (result, nil) }
                     return (nil, .cancelled("The password prompt was dismissed; the notification is still pending."))
                 }
                 request.password = password

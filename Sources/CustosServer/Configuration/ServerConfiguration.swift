@@ -34,6 +34,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var notifications = NotificationPolicy()
     /// How webhooks are sent.
     public var webhooks = WebhookConfiguration()
+    /// Seconds a CIBA client waits between polls of the token endpoint.
+    public var cibaInterval = 5
     /// `iss` of what the server signs; nil: `http://host:port`.
     public var issuer: String?
     /// `aud` of signed IDV results.

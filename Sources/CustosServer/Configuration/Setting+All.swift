@@ -86,6 +86,8 @@ extension Setting {
     public static let webhookBackoff = Setting.integer("webhook_backoff_ms", 10...3_600_000, help: "delay before a webhook's first retry, doubling after each (default 2000)") { $0.notifications.webhookBackoff = TimeInterval($1) / 1000 }
     public static let webhookAllowPrivate = Setting.boolean("webhook_allow_private", help: "accept callback URLs on private, loopback and link-local addresses (default off: no requests into the operator's network)") { $0.webhooks.allowsPrivateAddresses = $1 }
 
+    public static let cibaInterval = Setting.integer("ciba_interval", 1...60, help: "seconds a CIBA client waits between polls of the token endpoint; faster is slow_down (default 5)") { $0.cibaInterval = $1 }
+
     /// Every setting `custos serve` understands, in the order help and the start-up print show
     /// them, which is also the order they are applied in (`liveness_actions` before
     /// `liveness_actions_per_challenge`, so an explicit count wins).
@@ -97,7 +99,7 @@ extension Setting {
         .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessPause, .livenessMinFaceWidth, .livenessMaxFrames,
         .enrollment, .reenrollmentWindow, .takeMemoryDays, .documentRetentionDays, .issuer, .idvAudience, .idvResultDetail,
         .notifyMaxPendingPerUser, .notifyMaxPendingPerKey, .notifyAppDefinedLevel, .webhookTimeout, .webhookConnectTimeout,
-        .webhookMaxAttempts, .webhookBackoff, .webhookAllowPrivate,
+        .webhookMaxAttempts, .webhookBackoff, .webhookAllowPrivate, .cibaInterval,
     ]
 }
 

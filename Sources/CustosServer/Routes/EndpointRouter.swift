@@ -1,4 +1,5 @@
 import CustosAPI
+import CustosCore
 import CustosHTTP
 
 /// A route group that serves one kind of endpoint access (`EndpointAccess`).
@@ -44,8 +45,18 @@ struct EndpointRouter {
                      "\(endpoint.erased) is declared for \(endpoint.access), registered in a group for \(access.access)")
         access.group.add(to: &router, HTTPMethod(rawValue: endpoint.method.rawValue), endpoint.path, inline: inline, uploads: endpoint.takesUploads) { context in
             // A request without a body declares none: whatever the client sent is not read.
-            let body = try (NoContent() as? Body) ?? context.request.wire(Body.self)
+            let body = try (NoContent() as? Body) ?? (Body.self == FormBody.self ? Self.form(context.request) as? Body : nil)
+                ?? context.request.wire(Body.self)
             return try handle(context, body)
         }
+    }
+
+    /// A form-encoded body (the OAuth endpoints').
+    private static func form(_ request: Request) throws -> FormBody {
+        guard request.headers["Content-Type"]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true,
+              let form = FormBody(parsing: request.body) else {
+            throw OAuthError(.invalidRequest, "the body must be application/x-www-form-urlencoded, each parameter once")
+        }
+        return form
     }
 }

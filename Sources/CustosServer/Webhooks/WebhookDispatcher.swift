@@ -121,6 +121,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue(delivery.id, forHTTPHeaderField: "X-Custos-Delivery")
         request.setValue(delivery.id, forHTTPHeaderField: "Idempotency-Key")
+        if let authorization = delivery.authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
         request.setValue(signer.signatureHeader(apiKeyID: delivery.apiKeyID, timestamp: timestamp, body: delivery.body),
                          forHTTPHeaderField: "X-Custos-Signature")
         let done = DispatchSemaphore(value: 0)

@@ -164,7 +164,7 @@ enum Migrations {
         ),
         Migration(
             version: 11,
-            name: "notifications and webhook_outbox",
+            name: "notifications, webhook_outbox, ciba_requests and ciba_clients",
             sqlite: NotificationSchema.sqlite,
             postgres: NotificationSchema.postgres
         ),

@@ -1,4 +1,4 @@
-/// Migration 11: step-up notifications and the webhook outbox.
+/// Migration 11: step-up notifications, the webhook outbox, and CIBA requests and clients.
 ///
 /// - A notification's actions, transaction details and number choices are JSON text; its
 ///   status changes once, from `pending`, by a compare-and-set.
@@ -25,7 +25,8 @@ enum NotificationSchema {
             achieved_level         INTEGER,
             answered_at            INTEGER,
             step_up_transaction_id TEXT,
-            signed_result          TEXT
+            signed_result          TEXT,
+            ciba_ping              TEXT
         ) WITHOUT ROWID;
         CREATE INDEX notifications_user_status ON notifications (user_id, status, created_at);
         CREATE INDEX notifications_key_status ON notifications (api_key_id, status);
@@ -36,6 +37,7 @@ enum NotificationSchema {
             api_key_id      TEXT    NOT NULL,
             url             TEXT    NOT NULL,
             body            BLOB    NOT NULL,
+            auth_header     TEXT,
             state           TEXT    NOT NULL,
             attempts        INTEGER NOT NULL,
             next_attempt_at INTEGER NOT NULL,
@@ -48,6 +50,22 @@ enum NotificationSchema {
         ) WITHOUT ROWID;
         CREATE INDEX webhook_outbox_due ON webhook_outbox (state, next_attempt_at);
         CREATE INDEX webhook_outbox_notification ON webhook_outbox (notification_id, created_at);
+        CREATE TABLE ciba_requests (
+            request_digest  TEXT    NOT NULL PRIMARY KEY,
+            notification_id TEXT    NOT NULL REFERENCES notifications (id) ON DELETE CASCADE,
+            client_id       TEXT    NOT NULL,
+            scope           TEXT    NOT NULL,
+            poll_interval   INTEGER NOT NULL,
+            last_polled_at  INTEGER,
+            tokens_issued   INTEGER NOT NULL,
+            created_at      INTEGER NOT NULL
+        ) WITHOUT ROWID;
+        CREATE TABLE ciba_clients (
+            client_id             TEXT    NOT NULL PRIMARY KEY,
+            delivery_mode         TEXT    NOT NULL,
+            notification_endpoint TEXT,
+            updated_at            INTEGER NOT NULL
+        ) WITHOUT ROWID;
         """
 
     static let postgres = """
@@ -69,7 +87,8 @@ enum NotificationSchema {
             achieved_level         INTEGER,
             answered_at            BIGINT,
             step_up_transaction_id TEXT,
-            signed_result          TEXT
+            signed_result          TEXT,
+            ciba_ping              TEXT
         );
         CREATE INDEX notifications_user_status ON notifications (user_id, status, created_at);
         CREATE INDEX notifications_key_status ON notifications (api_key_id, status);
@@ -80,6 +99,7 @@ enum NotificationSchema {
             api_key_id      TEXT    NOT NULL,
             url             TEXT    NOT NULL,
             body            BYTEA   NOT NULL,
+            auth_header     TEXT,
             state           TEXT    NOT NULL,
             attempts        INTEGER NOT NULL,
             next_attempt_at BIGINT  NOT NULL,
@@ -92,5 +112,21 @@ enum NotificationSchema {
         );
         CREATE INDEX webhook_outbox_due ON webhook_outbox (state, next_attempt_at);
         CREATE INDEX webhook_outbox_notification ON webhook_outbox (notification_id, created_at);
+        CREATE TABLE ciba_requests (
+            request_digest  TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+            notification_id TEXT COLLATE "C" NOT NULL REFERENCES notifications (id) ON DELETE CASCADE,
+            client_id       TEXT    NOT NULL,
+            scope           TEXT    NOT NULL,
+            poll_interval   INTEGER NOT NULL,
+            last_polled_at  BIGINT,
+            tokens_issued   INTEGER NOT NULL,
+            created_at      BIGINT  NOT NULL
+        );
+        CREATE TABLE ciba_clients (
+            client_id             TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+            delivery_mode         TEXT    NOT NULL,
+            notification_endpoint TEXT,
+            updated_at            BIGINT  NOT NULL
+        );
         """
 }

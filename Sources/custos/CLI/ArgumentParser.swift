@@ -98,6 +98,8 @@ struct UsageError: Error {
 
 struct ParsedArguments {
     var values: [String: String] = [:]
+    /// Every value of each option, in order (an option given more than once, such as `--action`).
+    var repeatedValues: [String: [String]] = [:]
     var flags: Set<String> = []
     var positionals: [String] = []
     /// Declared options' converted values, by name (see `Option`).
@@ -149,6 +151,7 @@ enum ArgumentParser {
                     index += 1
                 }
                 result.values[name] = value
+                result.repeatedValues[name, default: []].append(value)
                 if let convert = option.convert { result.typed[name] = try convert(value) }
             } else if option.isSwitch {
                 let value = inlineValue ?? "true"

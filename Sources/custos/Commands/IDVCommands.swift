@@ -148,7 +148,7 @@ enum IDVCommands {
 
     /// The profile's client, with its events on a queue of their own, which `runWorkflow` can
     /// drain (`queue.sync {}`) to know an event sent before the result has arrived.
-    private static func signedInClient(_ arguments: ParsedArguments) throws -> CustosClient {
+    static func signedInClient(_ arguments: ParsedArguments) throws -> CustosClient {
         let (profile, _, opened) = try Profile.open(arguments)
         guard profile.sessionToken != nil else { throw UsageError("not logged in; run 'custos login' first") }
         var configuration = opened.configuration
@@ -164,7 +164,7 @@ enum IDVCommands {
     }
 
     /// The folder `requireFrames` checked.
-    private static func frameSource(_ arguments: ParsedArguments) -> WatchedFrames {
+    static func frameSource(_ arguments: ParsedArguments) -> WatchedFrames {
         WatchedFrames(frames: FolderFrameSource(directory: arguments[frames]!, framesPerSecond: arguments[fps], pace: !arguments[noPace]))
     }
 
