@@ -50,6 +50,10 @@ def main() -> int:
         return fail(f"discovery does not support {acr}")
 
     auth = (client_id, client_secret)
+    impostor = requests.post(config["backchannel_authentication_endpoint"], auth=(client_id, client_secret + "x"), timeout=10,
+                             data={"scope": "openid", "login_hint": user_id})
+    if impostor.status_code != 401 or impostor.json().get("error") != "invalid_client" or "Basic" not in impostor.headers.get("WWW-Authenticate", ""):
+        return fail(f"a wrong client secret answered {impostor.status_code} {impostor.text}")
     details = [{"type": "payment", "amount": "42.00", "currency": "EUR", "payee": "Corner Shop"}]
     started = requests.post(config["backchannel_authentication_endpoint"], auth=auth, timeout=10, data={
         "scope": "openid", "login_hint": user_id, "binding_message": "W4K2", "acr_values": acr,
