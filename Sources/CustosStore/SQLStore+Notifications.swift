@@ -39,7 +39,12 @@ extension SQLStore: NotificationStore {
     }
 
     public func openNotificationCount(userID: String, now: Date) throws -> Int {
-        try count("user_id", userID, now: now)
+        // SQLite's single writer serializes creations already; PostgreSQL locks the user's row
+        // until the transaction that counts and inserts commits.
+        if database.dialect == .postgresql {
+            _ = try database.query("SELECT id FROM users WHERE id = ? FOR UPDATE", [.text(userID)])
+        }
+        return try count("user_id", userID, now: now)
     }
 
     public func openNotificationCount(apiKeyID: String, now: Date) throws -> Int {

@@ -74,7 +74,7 @@ public final class NotificationService: Sendable {
 
     /// Creates a notification for an existing user; refused when the user or the key already
     /// has as many pending as the policy allows (push fatigue).
-    public func create(_ draft: NotificationDraft, apiKeyID: String, id: String? = nil) throws -> StepUpNotification {
+    public func create(_ draft: NotificationDraft, apiKeyID: String) throws -> StepUpNotification {
         try NotificationRules.check(draft, policy: policy, biometricsAvailable: idv != nil)
         _ = try identity.user(id: draft.userID)
         if let url = draft.callbackURL { try callbacks.validate(url) }
@@ -88,7 +88,7 @@ public final class NotificationService: Sendable {
             choices = shown
         }
         let notification = StepUpNotification(
-            id: id ?? random.hexID(bytes: 16), userID: draft.userID, apiKeyID: apiKeyID, subject: draft.subject, message: draft.message,
+            id: random.hexID(bytes: 16), userID: draft.userID, apiKeyID: apiKeyID, subject: draft.subject, message: draft.message,
             actions: draft.actions, details: draft.details, number: number, numberChoices: choices, callbackURL: draft.callbackURL,
             status: .pending, createdAt: now, expiresAt: now.addingTimeInterval(draft.lifetime ?? policy.defaultLifetime), ping: draft.ping)
         try store.atomically {

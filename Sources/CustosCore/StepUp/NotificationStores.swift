@@ -10,6 +10,8 @@ public protocol NotificationStore: Sendable {
     /// or, with `open: false`, every other one, at most `limit`.
     func notifications(userID: String, open: Bool, now: Date, limit: Int) throws -> [StepUpNotification]
     /// How many unexpired pending notifications the user has, and how many the API key sent.
+    /// Inside `atomically`, the user's count is taken under a lock on the user, so concurrent
+    /// creations on any node see each other's rows (the pending limit holds).
     func openNotificationCount(userID: String, now: Date) throws -> Int
     func openNotificationCount(apiKeyID: String, now: Date) throws -> Int
     /// Stores `notification`'s final state while the stored one is still `pending`; false when

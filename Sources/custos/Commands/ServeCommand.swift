@@ -66,6 +66,7 @@ enum ServeCommand {
         let sink = FileDescriptorLogSink(fileDescriptor: STDERR_FILENO)
         let logger = Logger(sink: sink, level: configuration.logLevel)
 
+        let signals = TerminationSignals()
         let masterKeys = try MasterKeyLoader.load(configuration)
         let masterKey = masterKeys.primary
         let store = try MasterKeyLoader.openStore(configuration, checking: masterKeys)
@@ -83,6 +84,8 @@ enum ServeCommand {
             throw error
         }
 
+        let housekeeping = services.startHousekeeping(store: store, configuration: configuration, rateLimiter: rateLimiter, logger: logger)
+        let webhooks = services.startWebhooks(store: store, configuration: configuration, logger: logger)
         logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port ?? configuration.http.port),
                                   "database": .string(StoreFactory.describe(configuration)),
                                   "threads": .int(configuration.http.threads)])
@@ -98,10 +101,7 @@ enum ServeCommand {
         }
         sink.flush()
 
-        let housekeeping = services.startHousekeeping(store: store, configuration: configuration, rateLimiter: rateLimiter, logger: logger)
-        let webhooks = services.startWebhooks(store: store, configuration: configuration, logger: logger)
-
-        let signal = await terminationSignal()
+        let signal = await signals.wait()
         logger.info("shutting_down", ["signal": .string(signal)])
         housekeeping.stop()
         webhooks.stop()
@@ -112,20 +112,29 @@ enum ServeCommand {
         return .ok
     }
 
-    /// Waits until SIGTERM or SIGINT arrives; returns its name.
-    private static func terminationSignal() async -> String {
-        let (received, delivery) = AsyncStream.makeStream(of: String.self)
-        let queue = DispatchQueue(label: "custos.signals")
-        var sources: [any DispatchSourceSignal] = []
-        for (number, label) in [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { delivery.yield(label) }
-            source.resume()
-            sources.append(source)
+    /// Catches SIGTERM and SIGINT from now on (before the server says it listens, so a signal
+    /// sent at once still shuts it down cleanly); `wait` returns the first one's name.
+    private struct TerminationSignals {
+        private let received: AsyncStream<String>
+        private let sources: [any DispatchSourceSignal]
+
+        init() {
+            let (received, delivery) = AsyncStream.makeStream(of: String.self)
+            let queue = DispatchQueue(label: "custos.signals")
+            sources = [(SIGTERM, "SIGTERM"), (SIGINT, "SIGINT")].map { number, label in
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler { delivery.yield(label) }
+                source.resume()
+                return source
+            }
+            self.received = received
         }
-        let name = await received.first { _ in true } ?? "SIGTERM"
-        sources.forEach { $0.cancel() }
-        return name
+
+        func wait() async -> String {
+            let name = await received.first { _ in true } ?? "SIGTERM"
+            sources.forEach { $0.cancel() }
+            return name
+        }
     }
 }
