@@ -66,7 +66,7 @@ let package = Package(
 
         .testTarget(name: "CustosCoreTests", dependencies: ["CustosCore", "CustosAPI", "CustosFakes"]),
         .testTarget(name: "CustosHTTPTests", dependencies: ["CustosHTTP"]),
-        .testTarget(name: "CustosStoreTests", dependencies: ["CustosStore", "CustosCore", "CustosTestSupport", "CustosFakes"]),
+        .testTarget(name: "CustosStoreTests", dependencies: ["CustosStore", "CustosCore", "CustosAPI", "CustosTestSupport", "CustosFakes"]),
         .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCore"]),
         .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosFace", "CustosRuntime", "CustosTestSupport"]),
         .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI", "CustosCrypto"]),

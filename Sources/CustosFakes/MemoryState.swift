@@ -33,6 +33,10 @@ struct MemoryState {
     var signingKeys: [String: StoredSigningKey] = [:]
     /// In sequence order.
     var audit: [AuditEvent] = []
+    var notifications: [String: StepUpNotification] = [:]
+    var webhooks: [String: WebhookDelivery] = [:]
+    var cibaRequests: [String: CIBARequest] = [:]
+    var cibaClients: [String: CIBAClient] = [:]
 
     /// A row that refers to a missing one, in the terms the SQL stores use for a foreign key.
     static func missing(_ what: String) -> StoreError { .failure("foreign key: no such \(what)") }

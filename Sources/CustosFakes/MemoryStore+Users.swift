@@ -77,6 +77,10 @@ extension MemoryStore: UserStore {
             _ = state.frameMemories.removeAll { $0.value.userID == id }
             let transactions = state.transactions
             _ = state.documents.removeAll { $0.value.userID == id || transactions[$0.value.transactionID] == nil }
+            _ = state.notifications.removeAll { $0.value.userID == id }
+            let notifications = state.notifications
+            _ = state.webhooks.removeAll { notifications[$0.value.notificationID] == nil }
+            _ = state.cibaRequests.removeAll { notifications[$0.value.notificationID] == nil }
             return true
         }
     }

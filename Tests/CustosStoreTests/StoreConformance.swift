@@ -62,6 +62,12 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     case atomicAuditAppendJoins
     case sealedRecordsPageAndReplace
     case metadataReplace
+    // Notifications, the webhook outbox, CIBA; implemented in NotificationConformance.swift.
+    case notificationLifecycle
+    case webhookOutboxLeases
+    case concurrentCloseHasOneWinner
+    case concurrentClaimsLeaseEachRowOnce
+    case cibaPollingAndIssue
 
     var testDescription: String { rawValue }
 
@@ -89,6 +95,11 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         case .atomicAuditAppendJoins: try withAnyStore(kind, Self.atomicAuditAppendJoins)
         case .sealedRecordsPageAndReplace: try withAnyStore(kind, Self.sealedRecordsPageAndReplace)
         case .metadataReplace: try withAnyStore(kind, Self.metadataReplace)
+        case .notificationLifecycle: try withAnyStore(kind, Self.notificationLifecycle)
+        case .webhookOutboxLeases: try withAnyStore(kind, Self.webhookOutboxLeases)
+        case .concurrentCloseHasOneWinner: try withNodes(kind, Self.concurrentCloseHasOneWinner)
+        case .concurrentClaimsLeaseEachRowOnce: try withNodes(kind, Self.concurrentClaimsLeaseEachRowOnce)
+        case .cibaPollingAndIssue: try withAnyStore(kind, Self.cibaPollingAndIssue)
         case .issuePeekConsume: try withAnyStore(kind, Self.issuePeekConsume)
         case .consumedOnlyOnce: try withAnyStore(kind, Self.consumedOnlyOnce)
         case .expiredNotConsumable: try withAnyStore(kind, Self.expiredNotConsumable)

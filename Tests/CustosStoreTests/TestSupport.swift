@@ -16,7 +16,7 @@ enum StoreKind: String, CaseIterable, Sendable {
 
 /// Every port a store implementation provides: what the conformance suite checks.
 typealias ConformingStore = Store & IdentityStore & IDVTransactionStore & TemplateStore & FrameMemoryStore & DocumentStore
-    & SigningKeyStore & SealedRecordStore & ServerMetadataStore & AuditStore
+    & SigningKeyStore & SealedRecordStore & ServerMetadataStore & AuditStore & NotificationStore & WebhookOutboxStore & CIBAStore
 
 /// Opens more stores on one store's data, as several server nodes would.
 protocol StoreNodes: Sendable {

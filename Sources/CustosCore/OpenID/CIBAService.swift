@@ -203,8 +203,8 @@ public final class CIBAService: Sendable {
             "iss": issuer, "sub": notification.userID, "aud": issuer, "client_id": request.clientID, "scope": request.scope,
             "iat": issuedAt, "exp": issuedAt + Self.tokenLifetime, "jti": random.hexID(bytes: 16), "acr": level.acr,
         ]
-        let idToken = try signer.sign(payload: try JSONSerialization.data(withJSONObject: idClaims, options: [.sortedKeys]), type: "JWT", now: now)
-        let accessToken = try signer.sign(payload: try JSONSerialization.data(withJSONObject: accessClaims, options: [.sortedKeys]),
+        let idToken = try signer.sign(payload: try JSONSerialization.data(withJSONObject: idClaims, options: [.sortedKeys, .withoutEscapingSlashes]), type: "JWT", now: now)
+        let accessToken = try signer.sign(payload: try JSONSerialization.data(withJSONObject: accessClaims, options: [.sortedKeys, .withoutEscapingSlashes]),
                                           type: "at+jwt", now: now)
         return TokenResponse(accessToken: accessToken, expiresIn: Self.tokenLifetime, idToken: idToken, scope: request.scope)
     }
