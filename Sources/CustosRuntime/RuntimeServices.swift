@@ -28,7 +28,7 @@ public struct RuntimeServices: Sendable {
                                            callbacks: CallbackURLPolicy(ApplicationFactory.webhookConfiguration(configuration)),
                                            policy: notifications.policy, configuration: ApplicationFactory.webhookConfiguration(configuration),
                                            clock: clock, logger: logger)
-        dispatcher.start()
+        dispatcher.start(bell: notifications.outboxBell)
         return dispatcher
     }
 

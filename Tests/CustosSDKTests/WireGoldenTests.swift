@@ -42,6 +42,29 @@ import Testing
                 == #"{"error":{"code":"rate_limited","message":"Too many requests; retry in 30 s."}}"#)
     }
 
+    @Test func notificationStepUpAnswers() throws {
+        let password = UpdateNotificationResult(statusCode: .credentialsRejected, statusMessage: "The password is wrong.", notificationUUID: "n1",
+                                                action: "approve", attemptsLeft: 4,
+                                                stepUp: StepUpChallenge(authLevel: .password, challengeMode: .password))
+        #expect(try Self.encoded(password) == #"{"action":"approve","attempts_left":4,"notification_uuid":"n1","# +
+                #""status_code":401,"status_message":"The password is wrong.","step_up":{"auth_level":1,"challenge_mode":3}}"#)
+        let selfie = UpdateNotificationResult(statusCode: .stepUpRequired, statusMessage: "Take a selfie to answer.", notificationUUID: "n1",
+                                              action: "approve",
+                                              stepUp: StepUpChallenge(authLevel: .serverBiometric, idvWorkflow: .stepUpBiometric,
+                                                                      idvAuditTransactionID: "idv_9"))
+        #expect(try Self.encoded(selfie) == #"{"action":"approve","notification_uuid":"n1","status_code":102,"# +
+                #""status_message":"Take a selfie to answer.","step_up":{"auth_level":4,"idv_audit_transaction_id":"idv_9","idv_workflow":9}}"#)
+    }
+
+    /// What a level 3 signature covers, byte for byte: an app that builds it otherwise fails.
+    @Test func stepUpSigningContent() throws {
+        let bytes = StepUpContent.bytes(notificationUUID: "n1", action: "approve", subject: "Payment", message: "Pay 12.00 EUR?",
+                                        details: TransactionDetails(type: "payment", amount: "12.00", currency: "EUR", payee: "ACME / Co"),
+                                        number: 42)
+        #expect(String(decoding: bytes, as: UTF8.self) == #"{"action":"approve","authorization_details":{"amount":"12.00","currency":"EUR","# +
+                #""payee":"ACME / Co","type":"payment"},"message":"Pay 12.00 EUR?","notification_uuid":"n1","number":42,"subject":"Payment"}"#)
+    }
+
     /// A newer server's codes decode, keep their value and compare unequal to the known ones.
     @Test func unknownCodesAreKept() throws {
         let json = #"{"attempts":1,"attempts_left":5,"biometric_result":{"display_text":"PARTIAL_MATCH"},"challenge_mode":31,"# +

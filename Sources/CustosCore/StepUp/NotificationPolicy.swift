@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The limits and defaults of step-up notifications and their webhooks.
 public struct NotificationPolicy: Sendable, Equatable {
@@ -42,4 +43,17 @@ public protocol WebhookSigner: Sendable {
     func secret(apiKeyID: String) -> String
     /// The `X-Custos-Signature` header value: `t=<timestamp>,v1=<hex HMAC-SHA256 of "<t>.<body>">`.
     func signatureHeader(apiKeyID: String, timestamp: Int, body: Data) -> String
+}
+
+/// Rung after a transaction that wrote to the webhook outbox commits, so the delivery worker of
+/// this process sends at once instead of at its next poll (other nodes find the row when they
+/// poll). The worker installs itself when it starts.
+public final class OutboxBell: Sendable {
+    private let listener = Mutex<(@Sendable () -> Void)?>(nil)
+
+    public init() {}
+
+    public func listen(_ handler: @escaping @Sendable () -> Void) { listener.withLock { $0 = handler } }
+
+    public func ring() { listener.withLock { $0 }?() }
 }

@@ -50,6 +50,8 @@ public final class NotificationService: Sendable {
     let audit: AuditTrail
     let callbacks: any CallbackURLValidator
     public let policy: NotificationPolicy
+    /// Rung when a final state's webhook or ping is in the outbox.
+    public let outboxBell = OutboxBell()
 
     /// The `typ` of a step-up result's JWS.
     public static let resultType = "custos-step-up+jwt"
@@ -154,7 +156,7 @@ public final class NotificationService: Sendable {
         let now = clock.now()
         if closed.status != .expired { closed.answeredAt = now }
         closed.signedResult = try sign(closed, numberMatched: numberMatched, now: now)
-        return try store.atomically {
+        let stored = try store.atomically { () -> StepUpNotification? in
             guard try store.closeNotification(closed) else { return nil }
             var details = ["status": closed.status.rawValue]
             if let action = closed.chosenAction { details["action"] = action }
@@ -176,6 +178,8 @@ public final class NotificationService: Sendable {
             }
             return closed
         }
+        if stored?.callbackURL != nil || stored?.ping != nil { outboxBell.ring() }
+        return stored
     }
 
     /// The JWS over the final state (nil without a key ring).

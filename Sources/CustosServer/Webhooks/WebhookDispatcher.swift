@@ -23,7 +23,8 @@ public final class WebhookDispatcher: @unchecked Sendable {
     public let owner: String
     private let session: URLSession
     private let timer: DispatchSourceTimer
-    private let running = Mutex(false)
+    private let running = Mutex((busy: false, again: false))
+    private let bellQueue = DispatchQueue(label: "custos.webhooks.bell")
 
     public init(store: any WebhookOutboxStore, signer: any WebhookSigner, callbacks: any CallbackURLValidator, policy: NotificationPolicy,
                 configuration: WebhookConfiguration, clock: any Clock, logger: Logger) {
@@ -43,11 +44,17 @@ public final class WebhookDispatcher: @unchecked Sendable {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "custos.webhooks"))
     }
 
-    /// Starts delivering in the background.
-    public func start() {
+    /// Starts delivering in the background: at every poll, and at once when `bell` rings.
+    public func start(bell: OutboxBell? = nil) {
         timer.schedule(deadline: .now() + configuration.pollInterval, repeating: configuration.pollInterval)
         timer.setEventHandler { [weak self] in self?.drain() }
         timer.resume()
+        bell?.listen { [weak self] in self?.ring() }
+    }
+
+    /// Drains on a queue of its own (a drain already running picks the new row up in its loop).
+    private func ring() {
+        bellQueue.async { [weak self] in self?.drain() }
     }
 
     /// Stops the worker (deliveries in flight finish; their leases run out if the process ends).
@@ -59,8 +66,12 @@ public final class WebhookDispatcher: @unchecked Sendable {
     /// Sends what is due until nothing is; returns how many deliveries were attempted.
     @discardableResult
     public func drain() -> Int {
-        guard running.withLock({ busy in defer { busy = true }; return !busy }) else { return 0 }
-        defer { running.withLock { $0 = false } }
+        // One drain at a time; a call while one runs makes that one look again before it stops.
+        guard running.withLock({ state in
+            if state.busy { state.again = true; return false }
+            state = (busy: true, again: false)
+            return true
+        }) else { return 0 }
         var total = 0
         while true {
             let now = clock.now()
@@ -70,9 +81,17 @@ public final class WebhookDispatcher: @unchecked Sendable {
                 batch = try store.claimWebhooks(owner: owner, now: now, leaseUntil: leaseUntil, limit: configuration.concurrency)
             } catch {
                 logger.warning("webhook_claim_failed", ["error": .string("\(error)")])
+                running.withLock { $0 = (busy: false, again: false) }
                 return total
             }
-            if batch.isEmpty { return total }
+            if batch.isEmpty {
+                let again = running.withLock { state in
+                    defer { state = (busy: state.again, again: false) }
+                    return state.again
+                }
+                if again { continue }
+                return total
+            }
             DispatchQueue.concurrentPerform(iterations: batch.count) { index in deliver(batch[index]) }
             total += batch.count
         }
