@@ -12,17 +12,19 @@ import Testing
         let adminKey: String
         let rpKey: String
 
-        init(extra: [String] = []) throws {
+        /// `database`: a PostgreSQL URL for the keys and the server (SQLite in the data directory when nil).
+        init(extra: [String] = [], database: String? = nil) throws {
             dataDir = CLI.temporaryDirectory()
+            let store = ["--data-dir", dataDir] + (database.map { ["--database-url", $0] } ?? [])
             // The first admin key straight in the database: no server, no key needed.
-            let admin = try CLI.run(["admin", "apikey", "create", "--scope", "admin", "--label", "root", "--json", "--data-dir", dataDir])
+            let admin = try CLI.run(["admin", "apikey", "create", "--scope", "admin", "--label", "root", "--json"] + store)
             guard admin.status == 0, let adminInfo = try? WireJSON.decoder().decode(APIKeyInfo.self, from: Data(admin.stdout.utf8)),
                   let adminSecret = adminInfo.key else { throw CLIFailure(result: admin) }
             adminKey = adminSecret
-            let rp = try CLI.run(["admin", "apikey", "create", "--scope", "rp", "--data-dir", dataDir])
+            let rp = try CLI.run(["admin", "apikey", "create", "--scope", "rp"] + store)
             guard rp.status == 0, let rpSecret = rp.stdout.split(separator: "\n").last.map(String.init) else { throw CLIFailure(result: rp) }
             rpKey = rpSecret
-            (serve, server) = try Self.start(dataDir, extra)
+            (serve, server) = try Self.start(dataDir, extra + (database.map { ["--database-url", $0] } ?? []))
         }
 
         /// A new process on the data directory of `previous` (which was stopped or killed).

@@ -25,8 +25,13 @@ import Testing
         return try WireJSON.decoder().decode(NotificationResult.self, from: Data(shown.stdout.utf8))
     }
 
-    @Test func sendListActAndStatusAtEachLevel() throws {
-        let served = try Served(extra: ["--idv=false"])
+    /// SQLite, and PostgreSQL where the environment has one (its public schema: the only CLI
+    /// test that serves on PostgreSQL).
+    static var databases: [String?] { [nil] + (TestEnvironment.postgresURL.map { [$0] } ?? []) }
+
+    @Test(arguments: databases)
+    func sendListActAndStatusAtEachLevel(database: String?) throws {
+        let served = try Served(extra: ["--idv=false"], database: database)
         defer { served.stop() }
         let profile = try activatedProfile(served, "nora")
         let payment = ["--user", "nora", "--subject", "Payment to ACME", "--message", "Pay 120.50 EUR to ACME Ltd?",
