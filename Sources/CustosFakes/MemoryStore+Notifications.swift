@@ -67,6 +67,22 @@ extension MemoryStore: NotificationStore {
     }
 }
 
+extension MemoryStore {
+    @discardableResult
+    public func purgeClosedNotifications(before cutoff: Date, limit: Int) throws -> Int {
+        let cutoff = storedDate(cutoff)
+        return try write { state in
+            let old = state.notifications.values.filter { ($0.status == .pending ? $0.expiresAt : $0.answeredAt ?? $0.expiresAt) < cutoff }
+                .sorted { $0.expiresAt < $1.expiresAt }.prefix(max(0, limit)).map(\.id)
+            for id in old { state.notifications[id] = nil }
+            let notifications = state.notifications
+            _ = state.webhooks.removeAll { notifications[$0.value.notificationID] == nil }
+            _ = state.cibaRequests.removeAll { notifications[$0.value.notificationID] == nil }
+            return old.count
+        }
+    }
+}
+
 // MARK: - WebhookOutboxStore
 
 extension MemoryStore: WebhookOutboxStore {

@@ -14,6 +14,7 @@ extension RuntimeServices {
             .counters(store, prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
             .init("expired_sessions_purged") { [identity] _ in try identity.purgeExpiredSessions() },
             .init("expired_notifications_closed") { [notifications] _ in try notifications.expireOverdue() },
+            .init("old_notifications_purged") { [notifications] _ in try notifications.purgeOld() },
         ]
         if let rateLimiter {
             sweeps.append(.init("rate_limit_windows_purged") { _ in try rateLimiter.purgeEndedWindows() })

@@ -83,6 +83,19 @@ extension SQLStore: NotificationStore {
             [.date(now), .integer(Int64(max(0, limit)))]).map(Self.notification)
     }
 
+    @discardableResult
+    public func purgeClosedNotifications(before cutoff: Date, limit: Int) throws -> Int {
+        // Their outbox rows and CIBA requests go by cascade.
+        try database.execute(
+            """
+            DELETE FROM notifications WHERE id IN (
+                SELECT id FROM notifications
+                WHERE (status <> 'pending' AND COALESCE(answered_at, expires_at) < ?) OR (status = 'pending' AND expires_at < ?)
+                ORDER BY expires_at LIMIT ?)
+            """,
+            [.date(cutoff), .date(cutoff), .integer(Int64(max(0, limit)))])
+    }
+
     private static func notification(_ row: SQLRow) throws -> StepUpNotification {
         let decoder = JSONDecoder()
         func json<T: Decodable>(_ type: T.Type, _ index: Int) throws -> T? {

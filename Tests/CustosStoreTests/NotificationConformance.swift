@@ -58,6 +58,16 @@ extension ConformanceCheck {
         #expect(try store.notification(id: "n1") == answered)
         #expect(try store.openNotificationCount(userID: "nia", now: testNow.addingTimeInterval(5)) == 2)
 
+        // Retention: closed before the cutoff (answered n1 at +7 s; n3 expired at +12 s) goes,
+        // with its outbox rows; what is still open stays.
+        try store.enqueueWebhook(delivery("d0", notification: "n1"))
+        #expect(try store.purgeClosedNotifications(before: testNow.addingTimeInterval(8), limit: 10) == 1)
+        #expect(try store.notification(id: "n1") == nil && store.webhookDelivery(notificationID: "n1") == nil)
+        #expect(try store.notification(id: "n2") != nil && store.notification(id: "n3") != nil)
+        #expect(try store.purgeClosedNotifications(before: testNow.addingTimeInterval(13), limit: 10) == 1)
+        #expect(try store.notification(id: "n3") == nil)
+        try store.createNotification(first)
+
         // Deleting the user deletes its notifications, their outbox rows and CIBA requests.
         try store.enqueueWebhook(delivery("d1", notification: "n1"))
         try store.createCIBARequest(CIBARequest(digest: "ab", notificationID: "n1", clientID: "key-1", scope: "openid", interval: 5, createdAt: testNow))

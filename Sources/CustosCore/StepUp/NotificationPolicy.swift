@@ -15,6 +15,8 @@ public struct NotificationPolicy: Sendable, Equatable {
     public var allowsAppDefinedLevel = false
     /// Who signs the results (`iss`).
     public var issuer = "custos"
+    /// How long closed notifications (history, results, webhook deliveries) are kept.
+    public var retention: TimeInterval = 90 * 86400
     /// Webhook attempts before a delivery is marked failed.
     public var webhookMaximumAttempts = 8
     /// The first retry's delay; each further one doubles, up to `webhookMaximumBackoff`.

@@ -135,6 +135,13 @@ public final class NotificationService: Sendable {
         return closed
     }
 
+    /// Deletes notifications closed more than `policy.retention` ago, with their webhook
+    /// deliveries and CIBA requests (housekeeping); their audit events stay.
+    @discardableResult
+    public func purgeOld(batch: Int = 500) throws -> Int {
+        try store.purgeClosedNotifications(before: clock.now().addingTimeInterval(-policy.retention), limit: batch)
+    }
+
     // MARK: Shared
 
     func find(_ id: String) throws -> StepUpNotification {

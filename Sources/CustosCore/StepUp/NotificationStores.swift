@@ -22,6 +22,10 @@ public protocol NotificationStore: Sendable {
     func setStepUpTransaction(notificationID: String, transactionID: String) throws -> Bool
     /// Pending notifications whose time ran out by `now` (housekeeping closes them).
     func overdueNotifications(now: Date, limit: Int) throws -> [StepUpNotification]
+    /// Deletes notifications closed (answered, failed, or expired) before `cutoff`, with their
+    /// webhook deliveries and CIBA requests, at most `limit`; returns how many.
+    @discardableResult
+    func purgeClosedNotifications(before cutoff: Date, limit: Int) throws -> Int
 }
 
 /// The webhook outbox.

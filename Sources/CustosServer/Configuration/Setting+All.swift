@@ -86,6 +86,7 @@ extension Setting {
     public static let webhookBackoff = Setting.integer("webhook_backoff_ms", 10...3_600_000, help: "delay before a webhook's first retry, doubling after each (default 2000)") { $0.notifications.webhookBackoff = TimeInterval($1) / 1000 }
     public static let webhookAllowPrivate = Setting.boolean("webhook_allow_private", help: "accept callback URLs on private, loopback and link-local addresses (default off: no requests into the operator's network)") { $0.webhooks.allowsPrivateAddresses = $1 }
 
+    public static let notifyRetentionDays = Setting.integer("notify_retention_days", 1...3650, help: "days answered and expired notifications, their signed results and webhook deliveries are kept (default 90)") { $0.notifications.retention = TimeInterval($1) * 86400 }
     public static let cibaInterval = Setting.integer("ciba_interval", 1...60, help: "seconds a CIBA client waits between polls of the token endpoint; faster is slow_down (default 5)") { $0.cibaInterval = $1 }
 
     /// Every setting `custos serve` understands, in the order help and the start-up print show
@@ -99,7 +100,7 @@ extension Setting {
         .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessPause, .livenessMinFaceWidth, .livenessMaxFrames,
         .enrollment, .reenrollmentWindow, .takeMemoryDays, .documentRetentionDays, .issuer, .idvAudience, .idvResultDetail,
         .notifyMaxPendingPerUser, .notifyMaxPendingPerKey, .notifyAppDefinedLevel, .webhookTimeout, .webhookConnectTimeout,
-        .webhookMaxAttempts, .webhookBackoff, .webhookAllowPrivate, .cibaInterval,
+        .webhookMaxAttempts, .webhookBackoff, .webhookAllowPrivate, .notifyRetentionDays, .cibaInterval,
     ]
 }
 
