@@ -68,8 +68,10 @@ final class Recorded<Value: Sendable>: Sendable {
         let created = try await fixture.send(level: 0)
         #expect(created.notificationUUID.count == 32 && created.number == nil)
 
+        let listedEvent = SDKContractTests.FirstEvent(fixture.client, .onGetNotifications)
         let listed = try await fixture.client.getNotifications()
         #expect(listed.statusCode == 100 && listed.notifications.map(\.notificationUUID) == [created.notificationUUID])
+        #expect(try await listedEvent.value.response == listed)
         let shown = listed.notifications[0]
         #expect(shown.status == .pending && shown.authorizationDetails == StepUpFixture.payment && shown.numberChoices == nil)
         #expect(shown.actions.map(\.authLevel) == [0, 0])
@@ -77,8 +79,12 @@ final class Recorded<Value: Sendable>: Sendable {
         let pending = try await fixture.rp.notificationResult(created.notificationUUID)
         #expect(pending.status == .pending && pending.signedResult == nil && pending.action == nil)
 
-        let answered = try await fixture.client.updateNotification(shown, action: "approve")
+        // The seed's form, by uuid; onUpdateNotification carries the same answer.
+        let updatedEvent = SDKContractTests.FirstEvent(fixture.client, .onUpdateNotification)
+        let answered = try await fixture.client.updateNotification(uuid: created.notificationUUID, action: "approve")
         #expect(answered.statusCode == 100 && answered.notification?.status == .answered && answered.notification?.achievedLevel == 0)
+        let updated = try await updatedEvent.value
+        #expect(updated.error == nil && updated.response == answered && updated.userID == fixture.userID)
         #expect(try await fixture.client.getNotifications().notifications.isEmpty)
         #expect(try await fixture.client.getNotificationHistory().notifications.first?.chosenAction == "approve")
 
