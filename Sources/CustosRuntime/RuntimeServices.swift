@@ -24,10 +24,9 @@ public struct RuntimeServices: Sendable {
 
     /// Starts delivering the webhook outbox in the background; stop it before closing `store`.
     public func startWebhooks(store: SQLStore, configuration: ServerConfiguration, logger: Logger) -> WebhookDispatcher {
-        let dispatcher = WebhookDispatcher(store: store, signer: webhookSigner,
-                                           callbacks: CallbackURLPolicy(ApplicationFactory.webhookConfiguration(configuration)),
-                                           policy: notifications.policy, configuration: ApplicationFactory.webhookConfiguration(configuration),
-                                           clock: clock, logger: logger)
+        let webhooks = ApplicationFactory.webhookConfiguration(configuration)
+        let dispatcher = WebhookDispatcher(store: store, signer: webhookSigner, callbacks: CallbackURLPolicy(webhooks),
+                                           policy: notifications.policy, configuration: webhooks, clock: clock, logger: logger)
         dispatcher.start(bell: notifications.outboxBell)
         return dispatcher
     }

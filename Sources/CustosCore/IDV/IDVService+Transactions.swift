@@ -224,7 +224,7 @@ extension IDVService {
         while actions.count < policy.liveness.actionsPerChallenge {
             let candidates = allowed.filter { $0 != actions.last }
             let pick = candidates.isEmpty ? allowed : candidates
-            actions.append(pick[uniform(below: pick.count)])
+            actions.append(pick[random.uniform(below: pick.count)])
         }
         return actions
     }
@@ -234,16 +234,7 @@ extension IDVService {
         let range = policy.liveness.pauseRange
         let steps = Int(((range.upperBound - range.lowerBound) * 10).rounded())
         guard steps > 0 else { return range.lowerBound }
-        return range.lowerBound + Double(uniform(below: min(steps, 255) + 1)) / 10
-    }
-
-    /// A uniformly random index below `count` (rejection sampling, no modulo bias).
-    func uniform(below count: Int) -> Int {
-        let limit = 256 - 256 % count
-        while true {
-            let byte = Int(random.bytes(count: 1)[0])
-            if byte < limit { return byte % count }
-        }
+        return range.lowerBound + Double(random.uniform(below: min(steps, 255) + 1)) / 10
     }
 
     func checkText(_ text: String, field: String) throws {

@@ -10,4 +10,15 @@ public protocol RandomSource: Sendable {
 extension RandomSource {
     /// `count` random bytes in lower-case hexadecimal: ids that reveal nothing.
     public func hexID(bytes count: Int) -> String { Hex.encode(bytes(count: count)) }
+
+    /// A uniformly random integer in `0..<count` (1 ≤ `count` ≤ 256; rejection sampling, no
+    /// modulo bias).
+    public func uniform(below count: Int) -> Int {
+        precondition((1...256).contains(count), "uniform(below:) draws from one byte")
+        let limit = 256 - 256 % count
+        while true {
+            let byte = Int(bytes(count: 1)[0])
+            if byte < limit { return byte % count }
+        }
+    }
 }

@@ -56,9 +56,6 @@ public struct StepUpNotification: Equatable, Sendable {
 
     public func action(named name: String) -> NotificationAction? { actions.first { $0.action == name } }
 
-    /// Whether it can still be answered at `now`.
-    public func isOpen(at now: Date) -> Bool { status == .pending && now < expiresAt }
-
     /// What a bound device signs to answer `action` (level 3).
     public func signingContent(action: String) -> Data {
         StepUpContent.bytes(notificationUUID: id, action: action, subject: subject, message: message, details: details, number: number)

@@ -19,6 +19,12 @@ enum BenchAccounts {
         .integer("concurrency", in: 1...1000, default: value, help: "\(what), 1-1000")
     }
 
+    /// The value below which `p` of `values` lie (0 for none).
+    static func percentile(_ values: [Double], _ p: Double) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+    }
+
     /// Runs `body` with a new private directory for device keys, then removes it with the keys.
     static func withKeyDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("custos-bench-\(UUID().uuidString)")

@@ -54,7 +54,7 @@ enum BenchIDVCommand {
             }
         }
         guard !latencies.isEmpty else { throw CommandFailure("no authentication completed") }
-        let percentile = { (p: Double) in latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        let percentile = { (p: Double) in BenchAccounts.percentile(latencies, p) }
         Console.out(String(format: "server biometric authentications (%d frames %dx%d): %d in %ds, %.2f/s, whole flow p50 %.1f ms, p95 %.1f ms (concurrency %d)",
                            authFrames.count, size[0], size[1], latencies.count, seconds, Double(latencies.count) / Double(seconds),
                            percentile(0.5), percentile(0.95), concurrency))

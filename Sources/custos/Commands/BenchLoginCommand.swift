@@ -31,7 +31,7 @@ enum BenchLoginCommand {
             }
         }
         guard !latencies.isEmpty else { throw CommandFailure("no login completed") }
-        let percentile = { (p: Double) in latencies[min(latencies.count - 1, Int(Double(latencies.count) * p))] }
+        let percentile = { (p: Double) in BenchAccounts.percentile(latencies, p) }
         let mode = withPassword ? "device+password" : "device-only"
         Console.out(String(format: "%@ logins: %d in %ds, %.1f logins/s, p50 %.1f ms, p95 %.1f ms (concurrency %d)",
                            mode, latencies.count, seconds, Double(latencies.count) / Double(seconds), percentile(0.5), percentile(0.95),

@@ -43,9 +43,9 @@ enum BenchNotifyCommand {
         guard !samples.isEmpty else { throw CommandFailure("no notification was answered") }
         let rate = { (count: Int) in Double(count) / Double(seconds) }
         Console.out(String(format: "created: %d, %.1f/s, p50 %.1f ms, p95 %.1f ms", samples.count, rate(samples.count),
-                           percentile(samples.map(\.created), 0.5), percentile(samples.map(\.created), 0.95)))
+                           BenchAccounts.percentile(samples.map(\.created), 0.5), BenchAccounts.percentile(samples.map(\.created), 0.95)))
         Console.out(String(format: "answered (level %d): %d, %.1f/s, p50 %.1f ms, p95 %.1f ms", authLevel.rawValue, samples.count,
-                           rate(samples.count), percentile(samples.map(\.answered), 0.5), percentile(samples.map(\.answered), 0.95)))
+                           rate(samples.count), BenchAccounts.percentile(samples.map(\.answered), 0.5), BenchAccounts.percentile(samples.map(\.answered), 0.95)))
         if let receiver {
             // Deliveries still in the outbox are waited for, at most 30 s.
             let wanted = Set(samples.map(\.uuid))
@@ -57,7 +57,7 @@ enum BenchNotifyCommand {
             let span = max(0.001, (arrivals.values.max() ?? first).timeIntervalSince(first))
             Console.out(String(format: "delivered: %d of %d, %.1f/s, p50 %.1f ms, p95 %.1f ms after the answer",
                                latencies.count, samples.count, Double(latencies.count) / span,
-                               percentile(latencies, 0.5), percentile(latencies, 0.95)))
+                               BenchAccounts.percentile(latencies, 0.5), BenchAccounts.percentile(latencies, 0.95)))
         }
         Console.out("(concurrency \(concurrency), \(seconds) s)")
         return .ok
@@ -94,11 +94,6 @@ enum BenchNotifyCommand {
                                   answeredAt: Date()))
         }
         return samples
-    }
-
-    private static func percentile(_ values: [Double], _ p: Double) -> Double {
-        let sorted = values.sorted()
-        return sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
     }
 
     /// A webhook receiver on loopback: when each notification's result arrived.
