@@ -3,6 +3,7 @@ import CustosCore
 import CustosCrypto
 import CustosSDK
 import CustosServer
+import CustosTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -11,6 +12,8 @@ import Testing
 struct StepUpFixture {
     let live: LiveServer
     let rp: CustosAdminClient
+    /// The id of `rp`'s API key (the `aud` of its signed results).
+    let rpKeyID: String
     let client: CustosClient
     let userID: String
     let deviceID: String
@@ -19,7 +22,9 @@ struct StepUpFixture {
                      configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> StepUpFixture {
         let live = try LiveServer(store: LiveServer.store(kind), policy: policy, webhooks: webhooks, configure: configure)
         let (client, userID, deviceID) = try await IdentityFlowTests.activatedUser(live)
-        return StepUpFixture(live: live, rp: try live.admin(), client: client, userID: userID, deviceID: deviceID)
+        let (key, secret) = try live.apiKeys.create(scope: .rp, label: "bank")
+        return StepUpFixture(live: live, rp: try CustosAdminClient(serverURL: live.baseURL, apiKey: secret, timeout: 10), rpKeyID: key.id,
+                             client: client, userID: userID, deviceID: deviceID)
     }
 
     static let payment = TransactionDetails(type: "payment", amount: "120.50", currency: "EUR", payee: "ACME Ltd")
@@ -96,9 +101,27 @@ final class Recorded<Value: Sendable>: Sendable {
         let verified = try JWS.verify(token, key: try #require(jwks.key(withID: kid)).p256PublicKey())
         let claims = try JSONDecoder().decode(StepUpResultClaims.self, from: verified.payload)
         #expect(claims.notificationUUID == created.notificationUUID && claims.action == "approve" && claims.sub == fixture.userID)
+        #expect(claims.aud == fixture.rpKeyID && claims.iss == LiveServer.verdictSigning.issuer)
         let expectedHash = Data(SHA256.hash(StepUpContent.detailsBytes(StepUpFixture.payment))).base64URLEncodedString
         #expect(claims.detailsSHA256 == expectedHash && result.detailsSHA256 == expectedHash)
         #expect(try JWS.unverifiedHeader(token).typ == NotificationService.resultType)
+
+        // PyJWT, at the relying party: valid for its key and the details it sent; refused for
+        // another key, other details, or a tampered token.
+        if OutsideClients.isAvailable {
+            let details = String(decoding: try JSONEncoder().encode(StepUpFixture.payment), as: UTF8.self)
+            let verify = { (audience: String, token: String, details: String) in
+                try OutsideClients.run("verify_step_up_result.py", ["--leeway", "5", fixture.live.baseURL.absoluteString + "/.well-known/jwks.json",
+                                                                    LiveServer.verdictSigning.issuer, audience, token, details])
+            }
+            let outside = try verify(fixture.rpKeyID, token, details)
+            #expect(outside.status == 0 && outside.output.contains(#""auth_level": 0"#), "\(outside.output)")
+            #expect(try verify("another-key", token, details).status == 1)
+            #expect(try verify(fixture.rpKeyID, token, details.replacingOccurrences(of: "120.50", with: "1.00")).status == 1)
+            var parts = token.split(separator: ".").map(String.init)
+            parts[1] = Data(#"{"sub":"mallory"}"#.utf8).base64URLEncodedString
+            #expect(try verify(fixture.rpKeyID, parts.joined(separator: "."), details).status == 1)
+        }
 
         // Answered once: a second answer, from any action, is refused.
         await expectError("notification_closed") { try await fixture.client.updateNotification(shown, action: "deny") }

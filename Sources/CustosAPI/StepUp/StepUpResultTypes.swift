@@ -124,6 +124,8 @@ public struct StepUpResultClaims: Codable, Equatable, Sendable {
     public var iss: String
     /// The user.
     public var sub: String
+    /// The id of the API key that sent the notification: a result is not taken for another's.
+    public var aud: String
     public var iat: Int
     public var notificationUUID: String
     public var status: NotificationStatus
@@ -136,7 +138,7 @@ public struct StepUpResultClaims: Codable, Equatable, Sendable {
     public var numberMatched: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, iat, status, action, amr
+        case iss, sub, aud, iat, status, action, amr
         case notificationUUID = "notification_uuid"
         case authLevel = "auth_level"
         case answeredAt = "answered_at"
@@ -144,10 +146,11 @@ public struct StepUpResultClaims: Codable, Equatable, Sendable {
         case numberMatched = "number_matched"
     }
 
-    public init(iss: String, sub: String, iat: Int, notificationUUID: String, status: NotificationStatus, action: String?,
+    public init(iss: String, sub: String, aud: String, iat: Int, notificationUUID: String, status: NotificationStatus, action: String?,
                 authLevel: AuthLevel?, amr: [String]?, answeredAt: Int?, detailsSHA256: String?, numberMatched: Bool?) {
         self.iss = iss
         self.sub = sub
+        self.aud = aud
         self.iat = iat
         self.notificationUUID = notificationUUID
         self.status = status

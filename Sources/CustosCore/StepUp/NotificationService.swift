@@ -193,7 +193,7 @@ public final class NotificationService: Sendable {
     private func sign(_ notification: StepUpNotification, numberMatched: Bool?, now: Date) throws -> String? {
         guard let signer else { return nil }
         let claims = StepUpResultClaims(
-            iss: policy.issuer, sub: notification.userID, iat: Int(now.timeIntervalSince1970), notificationUUID: notification.id,
+            iss: policy.issuer, sub: notification.userID, aud: notification.apiKeyID, iat: Int(now.timeIntervalSince1970), notificationUUID: notification.id,
             status: notification.status, action: notification.chosenAction, authLevel: notification.achievedLevel,
             amr: notification.achievedLevel?.amr, answeredAt: notification.answeredAt.map { Int($0.timeIntervalSince1970) },
             detailsSHA256: detailsHash(notification), numberMatched: numberMatched)
@@ -223,22 +223,13 @@ public final class NotificationService: Sendable {
     private func numberChoices() -> (Int, [Int]) {
         var choices: [Int] = []
         while choices.count < 3 {
-            let candidate = 10 + uniform(90)
+            let candidate = 10 + random.uniform(below: 90)
             if !choices.contains(candidate) { choices.append(candidate) }
         }
         let chosen = choices[0]
         for index in stride(from: choices.count - 1, to: 0, by: -1) {
-            choices.swapAt(index, uniform(index + 1))
+            choices.swapAt(index, random.uniform(below: index + 1))
         }
         return (chosen, choices)
-    }
-
-    /// Uniform in 0..<bound, without modulo bias.
-    private func uniform(_ bound: Int) -> Int {
-        let limit = UInt32.max - UInt32.max % UInt32(bound)
-        while true {
-            let value = random.bytes(count: 4).reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            if value < limit { return Int(value % UInt32(bound)) }
-        }
     }
 }
