@@ -25,9 +25,9 @@ public final class WebhookReceiver: Sendable {
     private let log = Log()
 
     /// `answer(attempt)` is the status of a delivery's n-th request; `delay(attempt)` how long the
-    /// receiver takes before answering it.
+    /// receiver takes before answering it; `location`, the `Location` of a 3xx answer.
     public init(answer: @escaping @Sendable (Int) -> Int = { _ in 200 },
-                delay: @escaping @Sendable (Int) -> TimeInterval = { _ in 0 }) throws {
+                delay: @escaping @Sendable (Int) -> TimeInterval = { _ in 0 }, location: String? = nil) throws {
         let received = log
         var router = Router()
         router.post("/hook") { request in
@@ -42,7 +42,9 @@ public final class WebhookReceiver: Sendable {
             }
             let wait = delay(attempt)
             if wait > 0 { Thread.sleep(forTimeInterval: wait) }
-            return Response(status: status, body: Data("{}".utf8))
+            var response = Response(status: status, body: Data("{}".utf8))
+            if let location, (300..<400).contains(status) { response.headers.set("Location", location) }
+            return response
         }
         server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2, workers: 4), router: router,
                             logger: Logger(sink: MemoryLogSink(), level: .error))

@@ -67,6 +67,12 @@ import Testing
         #expect(done.status == .success && done.notification.achievedLevel == .deviceSignature)
         // Answered once: the same signature again finds it closed.
         #expect(throws: StepUpError.closed("answered")) { try answer(sent, device: device, proof: AnswerProof(signature: signature)) }
+        // A second notification with the very same subject, message and payment: the signature
+        // covers the first's uuid, so replaying it is a failed proof, not an approval.
+        let twin = try send(.deviceSignature)
+        let replayed = try answer(twin, device: device, proof: AnswerProof(signature: signature))
+        #expect(replayed.status == .credentialsRejected && replayed.attemptsLeft == 3)
+        #expect(try service.result(id: twin.id).0.status == .pending)
     }
 
     @Test func levelFourStartsWorkflowNineAndNeedsItsOwnMatch() throws {

@@ -78,6 +78,38 @@ import Testing
         #expect(event.event == "notification.expired")
     }
 
+    /// A receiver's redirect is not followed (it could point anywhere), and one that answers
+    /// after the timeout has not answered: both are failed attempts, retried.
+    @Test func redirectsAreNotFollowedAndSlowReceiversTimeOut() async throws {
+        let elsewhere = try WebhookReceiver()
+        defer { elsewhere.stop() }
+        let redirecting = try WebhookReceiver(answer: { _ in 307 }, location: elsewhere.url)
+        defer { redirecting.stop() }
+        let slow = try WebhookReceiver(delay: { $0 == 1 ? 4 : 0 })
+        defer { slow.stop() }
+        let fixture = try await StepUpFixture.make(.sqlite, webhooks: true) {
+            Self.fast(&$0)
+            $0.notifications.webhookMaximumAttempts = 2
+            $0.webhooks.totalTimeout = 1
+            $0.webhooks.connectTimeout = 1
+        }
+        defer { fixture.live.stop() }
+        let redirected = try await fixture.send(level: 0, callback: redirecting.url)
+        _ = try await fixture.client.updateNotification(try await fixture.shown(redirected.notificationUUID), action: "approve")
+        #expect(await redirecting.wait { $0.count >= 2 })
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(elsewhere.requests.isEmpty)
+        let failed = try await fixture.rp.notificationResult(redirected.notificationUUID).delivery
+        #expect(failed?.state == "failed" && failed?.lastStatus == 307 && failed?.attempts == 2, "\(String(describing: failed))")
+
+        let slowed = try await fixture.send(level: 0, callback: slow.url)
+        _ = try await fixture.client.updateNotification(try await fixture.shown(slowed.notificationUUID), action: "approve")
+        #expect(await slow.wait { $0.count >= 2 })
+        try await Task.sleep(for: .milliseconds(300))
+        let delivery = try await fixture.rp.notificationResult(slowed.notificationUUID).delivery
+        #expect(delivery?.state == "delivered" && delivery?.attempts == 2, "\(String(describing: delivery))")
+    }
+
     @Test func callbacksIntoTheOperatorsNetworkAreRefused() async throws {
         let fixture = try await StepUpFixture.make(.sqlite) { $0.webhooks.allowsLoopbackHTTP = false }
         defer { fixture.live.stop() }
