@@ -78,20 +78,15 @@ import Testing
         #expect(event.event == "notification.expired")
     }
 
-    /// A receiver's redirect is not followed (it could point anywhere), and one that answers
-    /// after the timeout has not answered: both are failed attempts, retried.
-    @Test func redirectsAreNotFollowedAndSlowReceiversTimeOut() async throws {
+    /// A receiver's redirect is not followed (it could point anywhere): a failed attempt, retried.
+    @Test func redirectsAreNotFollowed() async throws {
         let elsewhere = try WebhookReceiver()
         defer { elsewhere.stop() }
         let redirecting = try WebhookReceiver(answer: { _ in 307 }, location: elsewhere.url)
         defer { redirecting.stop() }
-        let slow = try WebhookReceiver(delay: { $0 == 1 ? 4 : 0 })
-        defer { slow.stop() }
         let fixture = try await StepUpFixture.make(.sqlite, webhooks: true) {
             Self.fast(&$0)
             $0.notifications.webhookMaximumAttempts = 2
-            $0.webhooks.totalTimeout = 1
-            $0.webhooks.connectTimeout = 1
         }
         defer { fixture.live.stop() }
         let redirected = try await fixture.send(level: 0, callback: redirecting.url)
@@ -101,13 +96,26 @@ import Testing
         #expect(elsewhere.requests.isEmpty)
         let failed = try await fixture.rp.notificationResult(redirected.notificationUUID).delivery
         #expect(failed?.state == "failed" && failed?.lastStatus == 307 && failed?.attempts == 2, "\(String(describing: failed))")
+    }
 
+    /// A receiver that answers after the timeout has not answered: a failed attempt, retried.
+    @Test func slowReceiversTimeOutAndAreRetried() async throws {
+        let slow = try WebhookReceiver(delay: { $0 == 1 ? 6 : 0 })
+        defer { slow.stop() }
+        let fixture = try await StepUpFixture.make(.sqlite, webhooks: true) {
+            Self.fast(&$0)
+            $0.webhooks.totalTimeout = 2
+            $0.webhooks.connectTimeout = 2
+        }
+        defer { fixture.live.stop() }
         let slowed = try await fixture.send(level: 0, callback: slow.url)
         _ = try await fixture.client.updateNotification(try await fixture.shown(slowed.notificationUUID), action: "approve")
         #expect(await slow.wait { $0.count >= 2 })
         try await Task.sleep(for: .milliseconds(300))
         let delivery = try await fixture.rp.notificationResult(slowed.notificationUUID).delivery
-        #expect(delivery?.state == "delivered" && delivery?.attempts == 2, "\(String(describing: delivery))")
+        // At least the slow attempt and the one that succeeded (a loaded machine may time out more).
+        #expect(delivery?.state == "delivered" && (delivery?.attempts ?? 0) >= 2, "\(String(describing: delivery))")
+        #expect(Set(slow.requests.map(\.deliveryID)).count == 1 && slow.processed.count == 1)
     }
 
     @Test func callbacksIntoTheOperatorsNetworkAreRefused() async throws {

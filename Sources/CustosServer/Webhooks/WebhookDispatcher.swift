@@ -58,9 +58,11 @@ public final class WebhookDispatcher: @unchecked Sendable {
     }
 
     /// Stops the worker (deliveries in flight finish; their leases run out if the process ends).
+    /// In-flight tasks are left to end by their timeouts rather than cancelled: Foundation on
+    /// Linux traps when a task is cancelled while its redirect decision is pending.
     public func stop() {
         timer.cancel()
-        session.invalidateAndCancel()
+        session.finishTasksAndInvalidate()
     }
 
     /// Sends what is due until nothing is; returns how many deliveries were attempted.
@@ -156,8 +158,9 @@ public final class WebhookDispatcher: @unchecked Sendable {
             done.signal()
         }
         task.resume()
+        // The session's own resource timeout ends the task; this wait is only a backstop (the
+        // task is not cancelled here, for the reason `stop` gives).
         if done.wait(timeout: .now() + configuration.totalTimeout + 1) == .timedOut {
-            task.cancel()
             return (nil, "timed out after \(Int(configuration.totalTimeout)) s")
         }
         return outcome.withLock { $0 }
