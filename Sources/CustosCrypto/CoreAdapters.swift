@@ -19,6 +19,11 @@ public struct P256DeviceKeyVerifier: DeviceKeyVerifier {
         return publicKey.verify(signature: signature, message: message)
     }
 
+    public func verify(derSignature: [UInt8], message: [UInt8], key: DevicePublicKey) -> Bool {
+        guard let publicKey = try? JWK(kty: "EC", crv: "P-256", x: key.x, y: key.y).p256PublicKey() else { return false }
+        return publicKey.verify(derSignature: derSignature, message: message)
+    }
+
     public func parse(jwkJSON: String) throws -> DevicePublicKey {
         let jwk = try JSONDecoder().decode(JWK.self, from: Data(jwkJSON.utf8))
         guard let x = jwk.x, let y = jwk.y else { throw IdentityError.invalidDeviceKey("stored key has no coordinates") }

@@ -70,7 +70,7 @@ public final class SigningKeyRing: TokenSigner {
     /// The unretired keys; on an empty ring (a new database) the first key is made now, by
     /// whichever of signing or publishing the set comes first, so it is published as soon as
     /// anything can be verified with it.
-    private func keysMakingTheFirst(now: Date) throws -> [(stored: StoredSigningKey, key: P256.PrivateKey)] {
+    func keysMakingTheFirst(now: Date) throws -> [(stored: StoredSigningKey, key: P256.PrivateKey)] {
         let keys = try current(now: now)
         guard keys.isEmpty else { return keys }
         try rotate(now: now, publishFor: 0, retainFor: Self.firstKeyRetention)
@@ -78,7 +78,7 @@ public final class SigningKeyRing: TokenSigner {
     }
 
     /// The unretired keys, oldest first, from the cache while it is fresh.
-    private func current(now: Date, reload: Bool = false) throws -> [(stored: StoredSigningKey, key: P256.PrivateKey)] {
+    func current(now: Date, reload: Bool = false) throws -> [(stored: StoredSigningKey, key: P256.PrivateKey)] {
         let cached = loaded.withLock { $0 }
         if !reload, now.timeIntervalSince(cached.loadedAt) < refreshInterval, now >= cached.loadedAt {
             return cached.keys.filter { $0.stored.retiresAt.map { $0 > now } ?? true }
@@ -95,5 +95,20 @@ public final class SigningKeyRing: TokenSigner {
     private func open(_ stored: StoredSigningKey) throws -> P256.PrivateKey {
         let raw = try masterKeys.open(stored.sealedPrivateKey, purpose: Self.sealingPurpose, associatedData: Data(stored.kid.utf8))
         return try P256.PrivateKey(rawRepresentation: [UInt8](raw))
+    }
+}
+
+extension SigningKeyRing {
+    public func verify(_ compact: String, now: Date) throws -> VerifiedToken {
+        let header = try JWS.unverifiedHeader(compact)
+        guard let kid = header.kid else { throw CryptoError.malformedJWS("no kid") }
+        var entry = try keysMakingTheFirst(now: now).first { $0.stored.kid == kid }
+        if entry == nil {
+            // A key another node just added: read the store once more.
+            entry = try current(now: now, reload: true).first { $0.stored.kid == kid }
+        }
+        guard let entry else { throw CryptoError.signatureVerificationFailed }
+        let verified = try JWS.verify(compact, key: entry.key.publicKey)
+        return VerifiedToken(type: verified.header.typ, payload: verified.payload)
     }
 }

@@ -84,6 +84,11 @@ public struct FakeDeviceKeys: DeviceKeyVerifier {
         signature == Self.sign(message, key: key)
     }
 
+    /// Fake signatures have no DER form: the same bytes serve.
+    public func verify(derSignature: [UInt8], message: [UInt8], key: DevicePublicKey) -> Bool {
+        derSignature == Self.sign(message, key: key)
+    }
+
     public func parse(jwkJSON: String) throws -> DevicePublicKey {
         guard let object = try? JSONSerialization.jsonObject(with: Data(jwkJSON.utf8)) as? [String: String],
               let x = object["x"], let y = object["y"] else { throw IdentityError.invalidDeviceKey("unreadable JWK") }

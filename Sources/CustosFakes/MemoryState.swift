@@ -37,6 +37,15 @@ struct MemoryState {
     var webhooks: [String: WebhookDelivery] = [:]
     var cibaRequests: [String: CIBARequest] = [:]
     var cibaClients: [String: CIBAClient] = [:]
+    var oidcClients: [String: OIDCClient] = [:]
+    var pendingAuthorizations: [String: PendingAuthorization] = [:]
+    var oidcGrants: [String: OIDCGrant] = [:]
+    /// By code digest.
+    var oidcCodes: [Data: AuthorizationCode] = [:]
+    /// By token digest.
+    var refreshTokens: [Data: RefreshToken] = [:]
+    /// `jti` digests, with when each record expires.
+    var clientAssertions: [Data: Date] = [:]
 
     /// A row that refers to a missing one, in the terms the SQL stores use for a foreign key.
     static func missing(_ what: String) -> StoreError { .failure("foreign key: no such \(what)") }

@@ -81,6 +81,8 @@ extension MemoryStore: UserStore {
             let notifications = state.notifications
             _ = state.webhooks.removeAll { notifications[$0.value.notificationID] == nil }
             _ = state.cibaRequests.removeAll { notifications[$0.value.notificationID] == nil }
+            _ = state.pendingAuthorizations.removeAll { $0.value.userID == id }
+            state.dropOrphanedOIDCRecords()
             return true
         }
     }

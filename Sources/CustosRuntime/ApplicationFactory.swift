@@ -37,8 +37,12 @@ public enum ApplicationFactory {
             signer: signer, audit: audit, callbacks: CallbackURLPolicy(webhookConfiguration(configuration)), policy: notificationPolicy)
         let ciba = CIBAService(store: store, notifications: notifications, apiKeys: apiKeys, digester: digester, random: random, clock: clock,
                                signer: signer, issuer: configuration.resolvedIssuer, interval: configuration.cibaInterval)
+        var oidcPolicy = configuration.oidc
+        oidcPolicy.issuer = configuration.resolvedIssuer
+        let oidc = OIDCService(store: store, identity: identity, keys: P256DeviceKeyVerifier(), clientKeys: P256ClientKeys(), digester: digester,
+                               random: random, clock: clock, signer: signer, audit: audit, policy: oidcPolicy)
         return RuntimeServices(identity: identity, apiKeys: apiKeys, idv: idv, signer: signer, clock: clock, notifications: notifications,
-                               webhookSigner: MasterKeyWebhookSigner(masterKey: masterKeys.primary), ciba: ciba)
+                               webhookSigner: MasterKeyWebhookSigner(masterKey: masterKeys.primary), ciba: ciba, oidc: oidc)
     }
 
     /// How webhooks are sent: plain http to a loopback receiver only in development.

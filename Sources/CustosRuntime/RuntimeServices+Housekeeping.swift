@@ -15,6 +15,7 @@ extension RuntimeServices {
             .init("expired_sessions_purged") { [identity] _ in try identity.purgeExpiredSessions() },
             .init("expired_notifications_closed") { [notifications] _ in try notifications.expireOverdue() },
             .init("old_notifications_purged") { [notifications] _ in try notifications.purgeOld() },
+            .init("ended_oidc_records_purged") { [oidc] _ in try oidc.purgeEnded() },
         ]
         if let rateLimiter {
             sweeps.append(.init("rate_limit_windows_purged") { _ in try rateLimiter.purgeEndedWindows() })

@@ -15,6 +15,7 @@ public struct RuntimeServices: Sendable {
     public let notifications: NotificationService
     public let webhookSigner: any WebhookSigner
     public let ciba: CIBAService
+    public let oidc: OIDCService
 
     /// The authentication endpoints' rate limits: in the database on PostgreSQL, where every
     /// node shares them; in memory on SQLite, a single node, where a write per request would cost.
@@ -34,6 +35,6 @@ public struct RuntimeServices: Sendable {
     /// What the HTTP application needs of them.
     public func dependencies(database: any DatabaseHealth, rateLimiter: RateLimiter? = nil) -> ApplicationDependencies {
         ApplicationDependencies(database: database, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv, signer: signer,
-                                rateLimiter: rateLimiter, notifications: notifications, webhookSigner: webhookSigner, ciba: ciba)
+                                rateLimiter: rateLimiter, notifications: notifications, webhookSigner: webhookSigner, ciba: ciba, oidc: oidc)
     }
 }

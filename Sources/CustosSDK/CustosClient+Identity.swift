@@ -105,7 +105,7 @@ extension CustosClient {
         return list.sessions
     }
 
-    private func adopt(_ result: AuthenticationResult) {
+    func adopt(_ result: AuthenticationResult) {
         guard result.statusCode.isSuccess else { return }
         state.withLock { state in
             state.userID = result.userID

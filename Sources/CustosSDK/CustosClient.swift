@@ -35,6 +35,8 @@ public final class CustosClient: Sendable {
         /// a notification action of level 3; `false` means the user cancelled (error 131, the
         /// notification stays pending). Nil: the key signs without asking.
         public var localAuthentication: (@Sendable (LocalAuthenticationRequest) async -> Bool)?
+        /// The OpenID Connect client this app signs in to (`authenticateBoundUser`, `exchangeToken`).
+        public var clientID: String?
 
         public init(serverURL: URL, timeout: TimeInterval = 30, keyStore: (any DeviceKeyStore)? = nil,
                     eventQueue: DispatchQueue = EventHub.defaultQueue, frameSource: (any FrameSource)? = nil,

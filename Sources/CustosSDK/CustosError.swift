@@ -21,6 +21,10 @@ import CustosAPI
 /// | 902 | `invalid_response` | the server answered something that is not the expected JSON |
 /// | 903 | `invalid_configuration` | the app's setup is wrong (URL, no key store or frame source, unreadable key, frames that cannot fit the challenge) |
 /// | 904 | `component_failed` | an app-supplied component (a `DeviceKeyStore`, a device key) threw an error of its own; `message` describes it |
+/// | 905 | `unknown_user` | `authenticateBoundUser` on a device that is not bound to a user (no fallback: call `authenticate`) |
+/// | 131 | `user_canceled` | `authenticateBoundUser`: the user declined the local authentication |
+/// | 906 | `access_denied` | `authenticateBoundUser`: the device is revoked, or its user disabled or locked |
+/// | 907 | `timeout` | `authenticateBoundUser`: the local authentication got no answer within the request's timeout |
 ///
 /// Codes 900 and up are the SDK's own, chosen above every HTTP status and contract status so
 /// they can never be mistaken for an answer from the server.
@@ -34,6 +38,10 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
         case userCancelled
         case localAuthenticationCancelled
         case componentFailed
+        case unknownUser
+        case userCanceled
+        case accessDenied
+        case timeout
     }
 
     private let kind: Kind
@@ -58,6 +66,10 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidResponse: 902
         case .invalidConfiguration: 903
         case .componentFailed: 904
+        case .unknownUser: 905
+        case .userCanceled: StatusCode.localAuthenticationCancelled.rawValue
+        case .accessDenied: 906
+        case .timeout: 907
         }
     }
 
@@ -108,6 +120,17 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
     public static let localAuthenticationCancelled = CustosError(kind: .localAuthenticationCancelled,
                                                                  code: "local_authentication_cancelled",
                                                                  message: "The local device authentication was cancelled.")
+
+    /// Bound-device sign-in on a device that is not bound to a user.
+    public static let unknownUser = CustosError(kind: .unknownUser, code: "unknown_user",
+                                                message: "This device is not bound to a user; call authenticate to register it.")
+    /// Bound-device sign-in: the user declined the local authentication.
+    public static let userCanceled = CustosError(kind: .userCanceled, code: "user_canceled", message: "The user declined the sign-in.")
+    /// Bound-device sign-in: the device is revoked, or its user disabled or locked.
+    public static let accessDenied = CustosError(kind: .accessDenied, code: "access_denied",
+                                                 message: "This device or its user may not sign in.")
+    /// Bound-device sign-in: no answer from the local authentication in time.
+    public static let timeout = CustosError(kind: .timeout, code: "timeout", message: "The local authentication was not answered in time.")
 
     /// The server could not be reached (connection refused, timeout, DNS).
     public static let transportFailed = CustosError(kind: .transport, code: "transport_failed", message: "")

@@ -37,6 +37,17 @@ struct HTTPTransport: Sendable {
         return (data, response.value(forHTTPHeaderField: "Content-Type"))
     }
 
+    /// Posts an OAuth endpoint's form (`application/x-www-form-urlencoded`).
+    func form<Answer: Decodable>(_ endpoint: Endpoint<FormBody, Answer>, fields: [String: String]) async throws -> Answer {
+        let (data, _) = try await send(endpoint.method.rawValue, endpoint.path, body: FormBody(fields: fields).encoded, bearer: nil,
+                                       contentType: "application/x-www-form-urlencoded")
+        do {
+            return try WireJSON.decoder().decode(Answer.self, from: data)
+        } catch {
+            throw CustosError.invalidResponse("the answer to \(endpoint.method.rawValue) \(endpoint.path) could not be decoded")
+        }
+    }
+
     /// A `NoContent` answer reads no body.
     private func perform<Body, Answer: Decodable>(_ endpoint: Endpoint<Body, Answer>, path: String, body: Data?,
                                                   bearer: String?) async throws -> Answer {
@@ -49,7 +60,8 @@ struct HTTPTransport: Sendable {
         }
     }
 
-    private func send(_ method: String, _ path: String, body: Data?, bearer: String?) async throws -> (data: Data, response: HTTPURLResponse) {
+    private func send(_ method: String, _ path: String, body: Data?, bearer: String?,
+                      contentType: String = "application/json") async throws -> (data: Data, response: HTTPURLResponse) {
         let base = baseURL.absoluteString.hasSuffix("/") ? String(baseURL.absoluteString.dropLast()) : baseURL.absoluteString
         guard let url = URL(string: base + path) else { throw CustosError.invalidConfiguration("bad request path \(path)") }
         var request = URLRequest(url: url, timeoutInterval: timeout)
@@ -58,7 +70,7 @@ struct HTTPTransport: Sendable {
         if let bearer { request.setValue("Bearer \(bearer)", forHTTPHeaderField: "Authorization") }
         if let body {
             request.httpBody = body
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue(contentType, forHTTPHeaderField: "Content-Type")
         }
         let data: Data
         let http: HTTPURLResponse
@@ -77,6 +89,10 @@ struct HTTPTransport: Sendable {
             if let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: data) {
                 throw CustosError.server(status: http.statusCode, code: envelope.error.code, message: envelope.error.message,
                                          contractStatus: contractStatus)
+            }
+            // The OAuth endpoints answer errors in OAuth's own format.
+            if let oauth = try? JSONDecoder().decode(OAuthErrorResponse.self, from: data) {
+                throw CustosError.server(status: http.statusCode, code: oauth.error, message: oauth.errorDescription ?? oauth.error)
             }
             throw CustosError.server(status: http.statusCode, code: "http_\(http.statusCode)",
                                      message: HTTPURLResponse.localizedString(forStatusCode: http.statusCode),

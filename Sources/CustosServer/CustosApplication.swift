@@ -20,11 +20,15 @@ public struct ApplicationDependencies: Sendable {
     public var webhookSigner: (any WebhookSigner)?
     /// OpenID CIBA; nil: its endpoints answer 404.
     public var ciba: CIBAService?
+    /// The OpenID Connect provider (code flow, bound-device sign-in, clients); nil: its endpoints answer 404.
+    public var oidc: OIDCService?
 
     public init(database: any DatabaseHealth, identity: IdentityService, apiKeys: APIKeyService, clock: any Clock = SystemClock(),
                 idv: IDVService? = nil, signer: (any TokenSigner)? = nil, rateLimiter: RateLimiter? = nil,
-                notifications: NotificationService? = nil, webhookSigner: (any WebhookSigner)? = nil, ciba: CIBAService? = nil) {
+                notifications: NotificationService? = nil, webhookSigner: (any WebhookSigner)? = nil, ciba: CIBAService? = nil,
+                oidc: OIDCService? = nil) {
         self.ciba = ciba
+        self.oidc = oidc
         self.rateLimiter = rateLimiter
         self.notifications = notifications
         self.webhookSigner = webhookSigner
@@ -48,7 +52,8 @@ public enum CustosApplication {
         IDVRoutes.register(on: &routes, groups, identity: dependencies.identity, idv: dependencies.idv)
         KeyRoutes.register(on: &routes, groups, signer: dependencies.signer, clock: dependencies.clock)
         NotificationRoutes.register(on: &routes, groups, notifications: dependencies.notifications, webhookSigner: dependencies.webhookSigner)
-        OpenIDRoutes.register(on: &routes, groups, ciba: dependencies.ciba)
+        OpenIDRoutes.register(on: &routes, groups, ciba: dependencies.ciba, oidc: dependencies.oidc)
+        OIDCRoutes.register(on: &routes, groups, oidc: dependencies.oidc)
         return routes.router
     }
 

@@ -59,6 +59,17 @@ public enum ErrorMapping {
             case .tooMany: 429
             }
             return HTTPError(status: status, code: error.code, message: error.message)
+        case let error as OIDCError:
+            let status = switch error.kind {
+            case .invalidInput: 422
+            case .unauthenticated: 401
+            case .forbidden: 403
+            case .notFound: 404
+            case .gone: 410
+            }
+            return HTTPError(status: status, code: error.code, message: error.message)
+        case let error as AuthorizationRequestError:
+            return httpError(for: error.error)
         case is FaceError:
             // Engine trouble reaching a handler (models, memory): never the client's fault.
             return HTTPError(status: 503, code: "face_engine_unavailable", message: "The face engine cannot process this now.")

@@ -6,7 +6,7 @@ import Foundation
 extension SQLStore: DeviceStore {
     /// The columns every device query selects, in the order `device(from:)` reads them.
     private static let deviceColumns = """
-        id, user_id, name, public_key_jwk, key_thumbprint, created_at, last_used_at, password_verified_at, revoked_at
+        id, user_id, name, public_key_jwk, key_thumbprint, created_at, last_used_at, password_verified_at, revoked_at, sign_count
         """
 
     /// A device of a user that does not exist is refused with `StoreError.failure`
@@ -14,11 +14,11 @@ extension SQLStore: DeviceStore {
     public func addDevice(_ device: Device) throws {
         do {
             try database.execute(
-                "INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     .text(device.id), .text(device.userID), .text(device.name), .text(device.publicKeyJWK),
                     .text(device.keyThumbprint), .date(device.createdAt), .optionalDate(device.lastUsedAt),
-                    .optionalDate(device.passwordVerifiedAt), .optionalDate(device.revokedAt),
+                    .optionalDate(device.passwordVerifiedAt), .optionalDate(device.revokedAt), .integer(Int64(device.signCount)),
                 ]
             )
         } catch StoreError.duplicate {
@@ -78,7 +78,8 @@ extension SQLStore: DeviceStore {
             createdAt: try row.date(5),
             lastUsedAt: try row.optionalDate(6),
             passwordVerifiedAt: try row.optionalDate(7),
-            revokedAt: try row.optionalDate(8)
+            revokedAt: try row.optionalDate(8),
+            signCount: UInt32(clamping: try row.int64(9))
         )
     }
 }

@@ -60,6 +60,7 @@ struct LiveServer {
     let signer: SigningKeyRing
     let notifications: NotificationService
     let webhookSigner: any WebhookSigner
+    let oidc: OIDCService
     /// Delivers webhooks when the server was started with `webhooks: true`.
     let dispatcher: WebhookDispatcher?
     /// What signed IDV results say they come from and are for.
@@ -90,7 +91,7 @@ struct LiveServer {
             configuration, store: store, masterKeys: MasterKeys(primary: masterKey),
             parts: RuntimeParts(clock: clock, faces: idvPolicy == nil ? nil : try FaceFixture.engine(), auditStore: auditStore))
         (identity, apiKeys, idv, signer) = (services.identity, services.apiKeys, services.idv, services.signer)
-        (notifications, webhookSigner) = (services.notifications, services.webhookSigner)
+        (notifications, webhookSigner, oidc) = (services.notifications, services.webhookSigner, services.oidc)
         dispatcher = webhooks ? services.startWebhooks(store: store, configuration: configuration, logger: Logger(sink: log, level: .info)) : nil
         server = CustosApplication.makeServer(services.dependencies(database: store, rateLimiter: rateLimiter),
                                               configuration: HTTPServerConfiguration(port: 0, threads: 2), logger: Logger(sink: log, level: .info))
@@ -105,9 +106,11 @@ struct LiveServer {
     }
 
     /// An app's client with its own device key directory.
-    func client(keys: URL? = nil) throws -> CustosClient {
+    func client(keys: URL? = nil, configure: (inout CustosClient.Configuration) -> Void = { _ in }) throws -> CustosClient {
         let directory = keys ?? FileManager.default.temporaryDirectory.appendingPathComponent("custos-keys-\(UUID().uuidString)")
-        return try CustosClient(configuration: .init(serverURL: baseURL, timeout: 10, keyStore: FileDeviceKeyStore(directory: directory)))
+        var configuration = CustosClient.Configuration(serverURL: baseURL, timeout: 10, keyStore: FileDeviceKeyStore(directory: directory))
+        configure(&configuration)
+        return try CustosClient(configuration: configuration)
     }
 
     /// A relying party's client with a fresh key of `scope`.

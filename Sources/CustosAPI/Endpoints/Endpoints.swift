@@ -25,10 +25,14 @@ public enum Endpoints {
     public static let issueActivationCode = Endpoint<NoContent, ActivationCodeInfo>(.post, "/v1/users/{id}/activation-code", .apiKey(.rp), status: 201)
     public static let userDevices = Endpoint<NoContent, DeviceList>(.get, "/v1/users/{id}/devices", .apiKey(.rp))
     public static let revokeDevice = Endpoint<NoContent, NoContent>(.delete, "/v1/users/{id}/devices/{device}", .apiKey(.rp))
+    /// A one-time code that binds a new device to the (active) user outside any login.
+    public static let issueRegistrationCode = Endpoint<NoContent, RegistrationCodeInfo>(.post, "/v1/users/{id}/registration-code", .apiKey(.rp), status: 201)
     public static let grantEnrollment = Endpoint<NoContent, EnrollmentGrantResponse>(.post, "/v1/users/{id}/enrollment-grant", .apiKey(.rp), status: 201)
 
     // The app: activation, login, password, sessions.
     public static let activate = Endpoint<ActivateRequest, AuthenticationResult>(.post, "/v1/activate", .anyone, status: 201)
+    /// A new device for an active user: the password or a registration code.
+    public static let registerDevice = Endpoint<RegisterDeviceRequest, AuthenticationResult>(.post, "/v1/devices/register", .anyone, status: 201)
     public static let loginChallenge = Endpoint<LoginChallengeRequest, LoginChallenge>(.post, "/v1/login/challenge", .anyone)
     public static let login = Endpoint<LoginRequest, AuthenticationResult>(.post, "/v1/login", .anyone)
     public static let changePassword = Endpoint<ChangePasswordRequest, AuthenticationResult>(.post, "/v1/password/change", .sessionOrChangeToken)
@@ -66,15 +70,39 @@ public enum Endpoints {
     public static let token = Endpoint<FormBody, TokenResponse>(.post, "/oauth2/token", .anyone)
     public static let registerCIBAClient = Endpoint<CIBAClientRegistration, CIBAClientRegistration>(.post, "/v1/ciba/client", .apiKey(.rp))
 
+    // OpenID Connect provider: the code flow with PKCE, and its clients (admin scope).
+    /// Query: the authorization request. Answers a redirect to the client (errors once the client
+    /// and redirect URI are known good) or a page; never JSON.
+    public static let authorize = Endpoint<NoContent, OpaqueBody>(.get, "/oauth2/authorize", .anyone)
+    /// `Authorization: Bearer` an access token.
+    public static let userInfo = Endpoint<NoContent, UserInfoResponse>(.get, "/oauth2/userinfo", .anyone)
+    /// Form body (`token`, `token_type_hint`); RFC 7009: 200 for unknown tokens too.
+    public static let revokeToken = Endpoint<FormBody, OpaqueBody>(.post, "/oauth2/revoke", .anyone)
+    /// Form body (`token`); RFC 7662, confidential clients only.
+    public static let introspectToken = Endpoint<FormBody, OpaqueBody>(.post, "/oauth2/introspect", .anyone)
+    /// A bound device starts a sign-in: the authorization request and its device id; the
+    /// answer is the challenge to sign.
+    public static let beginDeviceSignIn = Endpoint<DeviceSignInRequest, DeviceSignInChallengeResponse>(.post, "/v1/oidc/device-sign-in", .anyone)
+    /// The device's WebAuthn assertion over the challenge; the answer is the authorization code.
+    public static let completeDeviceSignIn = Endpoint<WebAuthnAssertionBody, AuthorizationCodeResponse>(
+        .post, "/v1/oidc/device-sign-in/{id}/assertion", .anyone)
+    public static let createOIDCClient = Endpoint<CreateOIDCClientRequest, OIDCClientInfo>(.post, "/v1/admin/oidc/clients", .apiKey(.admin), status: 201)
+    public static let oidcClients = Endpoint<NoContent, OIDCClientList>(.get, "/v1/admin/oidc/clients", .apiKey(.admin))
+    public static let oidcClient = Endpoint<NoContent, OIDCClientInfo>(.get, "/v1/admin/oidc/clients/{id}", .apiKey(.admin))
+    public static let deleteOIDCClient = Endpoint<NoContent, NoContent>(.delete, "/v1/admin/oidc/clients/{id}", .apiKey(.admin))
+
     public static let all: [AnyEndpoint] = [
         health.erased, readiness.erased, metrics.erased, jwks.erased,
         createAPIKey.erased, apiKeys.erased, revokeAPIKey.erased,
         createUser.erased, users.erased, user.erased, deleteUser.erased, disableUser.erased, enableUser.erased, unlockUser.erased,
         issueActivationCode.erased, userDevices.erased, revokeDevice.erased, grantEnrollment.erased,
+        issueRegistrationCode.erased, registerDevice.erased,
         activate.erased, loginChallenge.erased, login.erased, changePassword.erased, logout.erased, sessions.erased, revokeSession.erased,
         templateStatus.erased, optOut.erased, initiateIDV.erased, confirmIDV.erased, cancelIDV.erased, submitFrames.erased,
         submitDocument.erased, verdict.erased, documentImage.erased,
         createNotification.erased, notificationResult.erased, webhookSecret.erased, notifications.erased, notificationHistory.erased,
         updateNotification.erased, openIDConfiguration.erased, backchannelAuthentication.erased, token.erased, registerCIBAClient.erased,
+        authorize.erased, userInfo.erased, revokeToken.erased, introspectToken.erased, beginDeviceSignIn.erased, completeDeviceSignIn.erased,
+        createOIDCClient.erased, oidcClients.erased, oidcClient.erased, deleteOIDCClient.erased,
     ]
 }

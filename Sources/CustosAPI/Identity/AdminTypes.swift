@@ -157,3 +157,22 @@ public struct DeviceList: Codable, Equatable, Sendable {
     public var devices: [DeviceInfo]
     public init(devices: [DeviceInfo]) { self.devices = devices }
 }
+
+/// A registration code ("registration link") for a new device of an active user, shown once.
+public struct RegistrationCodeInfo: Codable, Equatable, Sendable {
+    public var userID: String
+    public var registrationCode: String
+    public var expiresAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case registrationCode = "registration_code"
+        case expiresAt = "expires_at"
+    }
+
+    public init(userID: String, registrationCode: String, expiresAt: Date) {
+        self.userID = userID
+        self.registrationCode = registrationCode
+        self.expiresAt = expiresAt
+    }
+}

@@ -190,3 +190,29 @@ public struct AuthenticationResult: Codable, Equatable, Sendable {
         self.passwordChangeToken = passwordChangeToken
     }
 }
+
+/// `POST /v1/devices/register`: binds a new device to an active user, proved by the password
+/// (a sign-in's fallback on an unbound device) or by a registration code — exactly one.
+public struct RegisterDeviceRequest: Codable, Equatable, Sendable {
+    public var userID: String
+    public var password: String?
+    public var registrationCode: String?
+    public var deviceName: String
+    public var devicePublicKey: PublicKeyJWK
+
+    enum CodingKeys: String, CodingKey {
+        case password
+        case userID = "user_id"
+        case registrationCode = "registration_code"
+        case deviceName = "device_name"
+        case devicePublicKey = "device_public_key"
+    }
+
+    public init(userID: String, password: String? = nil, registrationCode: String? = nil, deviceName: String, devicePublicKey: PublicKeyJWK) {
+        self.userID = userID
+        self.password = password
+        self.registrationCode = registrationCode
+        self.deviceName = deviceName
+        self.devicePublicKey = devicePublicKey
+    }
+}

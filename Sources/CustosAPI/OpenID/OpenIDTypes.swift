@@ -65,8 +65,12 @@ public struct TokenResponse: Codable, Equatable, Sendable {
     public var accessToken: String
     public var tokenType: String
     public var expiresIn: Int
+    /// A signed JWT, or (when the request asked for `encrypted`) a JWE to the client's key
+    /// that holds it.
     public var idToken: String
     public var scope: String?
+    /// With the `offline_access` scope: single use, rotated at each refresh.
+    public var refreshToken: String?
 
     enum CodingKeys: String, CodingKey {
         case scope
@@ -74,14 +78,17 @@ public struct TokenResponse: Codable, Equatable, Sendable {
         case tokenType = "token_type"
         case expiresIn = "expires_in"
         case idToken = "id_token"
+        case refreshToken = "refresh_token"
     }
 
-    public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int, idToken: String, scope: String?) {
+    public init(accessToken: String, tokenType: String = "Bearer", expiresIn: Int, idToken: String, scope: String?,
+                refreshToken: String? = nil) {
         self.accessToken = accessToken
         self.tokenType = tokenType
         self.expiresIn = expiresIn
         self.idToken = idToken
         self.scope = scope
+        self.refreshToken = refreshToken
     }
 }
 

@@ -39,4 +39,13 @@ public enum AuditKind: String, Sendable, CaseIterable {
     /// A notification reached its final state: answered (the action and the level proved),
     /// expired, or failed (the wrong number was picked).
     case notificationClosed = "notification.closed"
+    /// A device was bound to an active user outside activation: by the password (a sign-in's
+    /// fallback) or a registration code; the device id and the proof's kind, never the proof.
+    case deviceRegistered = "device.registered"
+    /// A bound device signed its user in to an OpenID client (the client, the device and the
+    /// `acr`; never the code).
+    case oidcSignIn = "oidc.sign_in"
+    /// A grant's tokens were revoked: by the client (RFC 7009), or because its authorization
+    /// code or a spent refresh token was presented again (the reason in details).
+    case oidcGrantRevoked = "oidc.grant_revoked"
 }

@@ -15,9 +15,12 @@ public struct Device: Equatable, Sendable {
     public var passwordVerifiedAt: Date?
     /// Revoked devices can no longer log in; the row stays for the audit trail.
     public var revokedAt: Date?
+    /// The WebAuthn signature counter of the device's last sign-in assertion (0: the
+    /// authenticator keeps none); an assertion must move it forward.
+    public var signCount: UInt32
 
     public init(id: String, userID: String, name: String, publicKeyJWK: String, keyThumbprint: String, createdAt: Date,
-                lastUsedAt: Date? = nil, passwordVerifiedAt: Date? = nil, revokedAt: Date? = nil) {
+                lastUsedAt: Date? = nil, passwordVerifiedAt: Date? = nil, revokedAt: Date? = nil, signCount: UInt32 = 0) {
         self.id = id
         self.userID = userID
         self.name = name
@@ -27,6 +30,7 @@ public struct Device: Equatable, Sendable {
         self.lastUsedAt = lastUsedAt
         self.passwordVerifiedAt = passwordVerifiedAt
         self.revokedAt = revokedAt
+        self.signCount = signCount
     }
 
     public var isRevoked: Bool { revokedAt != nil }

@@ -17,6 +17,9 @@ public enum IdentityError: Error, Equatable, Sendable {
     case invalidAPIKey
     case insufficientScope
     case userNotActive
+    case invalidRegistrationCode
+    /// The server binds new devices by registration code only.
+    case passwordRegistrationOff
     /// Too many failed device proofs from this client; try again after this many seconds.
     case throttled(retryAfter: Int)
 
@@ -30,7 +33,8 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .userExists, .deviceKeyInUse, .userNotActive: .conflict
         case .userNotFound, .deviceNotFound, .sessionNotFound, .apiKeyNotFound: .notFound
         case .invalidActivationCode, .invalidNonce, .invalidSession, .invalidAPIKey: .unauthenticated
-        case .insufficientScope: .forbidden
+        case .invalidRegistrationCode: .unauthenticated
+        case .insufficientScope, .passwordRegistrationOff: .forbidden
         case .activationLocked: .locked
         case .throttled: .throttled
         }
@@ -54,6 +58,8 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .invalidAPIKey: "invalid_api_key"
         case .insufficientScope: "insufficient_scope"
         case .userNotActive: "user_not_active"
+        case .invalidRegistrationCode: "invalid_registration_code"
+        case .passwordRegistrationOff: "password_registration_off"
         case .throttled: "too_many_attempts"
         }
     }
@@ -76,6 +82,8 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .invalidAPIKey: "The API key is missing, unknown or revoked."
         case .insufficientScope: "This API key's scope does not allow this operation."
         case .userNotActive: "The user is not active."
+        case .invalidRegistrationCode: "The registration code is wrong, used, expired or another user's."
+        case .passwordRegistrationOff: "This server binds new devices with a registration code only."
         case .throttled(let seconds): "Too many failed device proofs from this client; try again in \(seconds) s."
         }
     }

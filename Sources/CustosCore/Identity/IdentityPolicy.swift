@@ -12,6 +12,11 @@ public struct IdentityPolicy: Sendable, Equatable {
     }
 
     public var activationCodeLifetime: TimeInterval = 72 * 3600
+    /// How long a registration code (a new device for an active user) stays usable.
+    public var registrationCodeLifetime: TimeInterval = 24 * 3600
+    /// Whether a new device may be bound with the user's password (the fallback of a sign-in
+    /// on an unbound device); off: registration codes only.
+    public var passwordRegistration = true
     /// Wrong codes tolerated per user before every outstanding code is voided.
     public var activationAttempts: Int64 = 5
     public var passwordMinimumLength = 8

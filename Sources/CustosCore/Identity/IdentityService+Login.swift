@@ -92,7 +92,7 @@ extension IdentityService {
                                      session: session, sessionToken: token)
     }
 
-    private func issuePasswordChangeToken(_ userID: String, now: Date) throws -> String {
+    func issuePasswordChangeToken(_ userID: String, now: Date) throws -> String {
         let token = "cp_" + Self.token(random, bytes: 32)
         try store.issue(SingleUseToken(purpose: Purpose.passwordChange, digest: digester.digest(token), subject: userID,
                                        expiresAt: now.addingTimeInterval(policy.passwordChangeTokenLifetime)))

@@ -28,6 +28,7 @@ public final class IdentityService: Sendable {
         static let activation = "activation"
         static let loginNonce = "login_nonce"
         static let passwordChange = "password_change"
+        static let deviceRegistration = "device_registration"
     }
 
     public init(store: any Storage, hasher: any PasswordHasher, keys: any DeviceKeyVerifier, digester: any SecretDigester,

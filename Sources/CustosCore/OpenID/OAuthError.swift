@@ -16,6 +16,11 @@ public struct OAuthError: Error, Equatable, Sendable {
         case slowDown = "slow_down"
         case expiredToken = "expired_token"
         case accessDenied = "access_denied"
+        case unsupportedResponseType = "unsupported_response_type"
+        case requestNotSupported = "request_not_supported"
+        case requestURINotSupported = "request_uri_not_supported"
+        case loginRequired = "login_required"
+        case invalidToken = "invalid_token"
     }
 
     public let code: Code
@@ -26,6 +31,6 @@ public struct OAuthError: Error, Equatable, Sendable {
         self.description = description
     }
 
-    /// 401 for a client that failed to authenticate, 400 otherwise.
-    public var status: Int { code == .invalidClient ? 401 : 400 }
+    /// 401 for a client that failed to authenticate and a bearer token refused, 400 otherwise.
+    public var status: Int { code == .invalidClient || code == .invalidToken ? 401 : 400 }
 }

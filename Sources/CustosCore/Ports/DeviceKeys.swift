@@ -20,6 +20,9 @@ public protocol DeviceKeyVerifier: Sendable {
     func thumbprint(of key: DevicePublicKey) throws -> String
     /// Whether `signature` (raw r‖s, 64 bytes) is the key's signature of `message`.
     func verify(signature: [UInt8], message: [UInt8], key: DevicePublicKey) -> Bool
+    /// Whether `derSignature` (ASN.1 DER, as WebAuthn authenticators sign) is the key's ES256
+    /// signature of `message`.
+    func verify(derSignature: [UInt8], message: [UInt8], key: DevicePublicKey) -> Bool
     /// Reads back a stored `jwkJSON`.
     func parse(jwkJSON: String) throws -> DevicePublicKey
 }

@@ -15,6 +15,32 @@ public protocol TokenSigner: Sendable {
     /// then leave the set. Returns the new key id.
     @discardableResult
     func rotate(now: Date, publishFor: TimeInterval, retainFor: TimeInterval) throws -> String
+    /// Verifies a token this key ring signed (under a key published at `now`); throws when the
+    /// signature, the algorithm or the key id is wrong. Claims are the caller's to check.
+    func verify(_ compact: String, now: Date) throws -> VerifiedToken
+}
+
+/// A JWS whose signature verified: its `typ` and its payload.
+public struct VerifiedToken: Sendable, Equatable {
+    public var type: String?
+    public var payload: Data
+
+    public init(type: String?, payload: Data) {
+        self.type = type
+        self.payload = payload
+    }
+}
+
+/// What the server does with the public keys clients register: encrypt ID tokens to them and
+/// verify the clients' `private_key_jwt` assertions with them.
+public protocol ClientKeyOperations: Sendable {
+    /// Checks that `jwkJSON` is a public EC P-256 key (no private part) and returns it as
+    /// canonical JSON; throws `OIDCError.invalid` otherwise.
+    func normalizePublicKey(_ jwkJSON: String, field: String) throws -> String
+    /// A compact JWE (`ECDH-ES+A256KW`, `A256GCM`) of `payload` to the key.
+    func encrypt(_ payload: Data, contentType: String, to jwkJSON: String) throws -> String
+    /// Verifies an ES256 compact JWS under the key.
+    func verify(_ compact: String, with jwkJSON: String) throws -> VerifiedToken
 }
 
 /// One signing key as stored: the private key sealed under the master key (never in the

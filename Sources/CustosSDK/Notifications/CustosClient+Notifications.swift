@@ -3,10 +3,21 @@ import Foundation
 
 /// What the local authentication hook is asked to unlock.
 public struct LocalAuthenticationRequest: Sendable, Equatable {
+    /// The notification answered; empty for a sign-in.
     public let notificationUUID: String
+    /// The notification's action, or `sign_in` for `authenticateBoundUser`.
     public let action: String
-    /// What the user approves: the notification's subject.
+    /// What the user approves: the notification's subject, or the sign-in's client.
     public let reason: String
+    /// For a sign-in: whether the app asked to show a loader while the device prompts.
+    public let showLoader: Bool
+
+    public init(notificationUUID: String, action: String, reason: String, showLoader: Bool = false) {
+        self.notificationUUID = notificationUUID
+        self.action = action
+        self.reason = reason
+        self.showLoader = showLoader
+    }
 }
 
 extension CustosClient {

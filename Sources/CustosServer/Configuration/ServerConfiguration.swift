@@ -36,6 +36,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var webhooks = WebhookConfiguration()
     /// Seconds a CIBA client waits between polls of the token endpoint.
     public var cibaInterval = 5
+    /// The OpenID Connect provider's lifetimes (its `issuer` follows `resolvedIssuer`).
+    public var oidc = OIDCPolicy(issuer: "")
     /// `iss` of what the server signs; nil: `http://host:port`.
     public var issuer: String?
     /// `aud` of signed IDV results.

@@ -52,6 +52,11 @@ enum AdminRoutes {
         routes.on(Endpoints.issueActivationCode, groups.rp) { context, _ in
             WireMapping.activation(try identity.issueActivationCode(userID: context.parameter("id")))
         }
+        routes.on(Endpoints.issueRegistrationCode, groups.rp) { context, _ in
+            let userID = try context.parameter("id")
+            let issued = try identity.issueRegistrationCode(userID: userID)
+            return RegistrationCodeInfo(userID: userID, registrationCode: issued.code, expiresAt: issued.expiresAt)
+        }
         routes.on(Endpoints.userDevices, groups.rp) { context, _ in
             DeviceList(devices: try identity.devices(userID: context.parameter("id")).map(WireMapping.device))
         }

@@ -13,6 +13,17 @@ enum DeviceRoutes {
                 deviceKey: try devicePublicKey(body.devicePublicKey))
             return WireMapping.outcome(outcome, policy: policy)
         }
+        routes.on(Endpoints.registerDevice, groups.signIn) { _, body in
+            let proof: DeviceRegistrationProof
+            switch (body.password, body.registrationCode) {
+            case (let password?, nil): proof = .password(password)
+            case (nil, let code?): proof = .registrationCode(code)
+            default: throw IdentityError.invalidInput(field: "password", reason: "or registration_code: send exactly one")
+            }
+            let outcome = try identity.registerDevice(userID: body.userID, proof: proof, deviceName: body.deviceName,
+                                                      deviceKey: try devicePublicKey(body.devicePublicKey))
+            return WireMapping.outcome(outcome, policy: policy)
+        }
         routes.on(Endpoints.loginChallenge, groups.signIn) { _, body in
             let nonce = try identity.loginChallenge(userID: body.userID, deviceID: body.deviceID)
             return LoginChallenge(nonce: nonce.nonce, expiresAt: nonce.expiresAt, passwordRequired: nonce.passwordRequired)

@@ -9,31 +9,15 @@ import Foundation
 enum OpenIDRoutes {
     static let cibaGrant = "urn:openid:params:grant-type:ciba"
 
-    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, ciba service: CIBAService?) {
+    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, ciba service: CIBAService?, oidc: OIDCService?) {
         @Sendable func ciba() throws -> CIBAService {
             guard let service else { throw HTTPError(status: 404, code: "not_found", message: "This server runs no OpenID provider.") }
             return service
         }
         routes.respond(Endpoints.openIDConfiguration, groups.anyone) { _, _ in
             let ciba = try ciba()
-            let issuer = ciba.issuer
-            let document: [String: Any] = [
-                "issuer": issuer,
-                "jwks_uri": issuer + Endpoints.jwks.path,
-                "token_endpoint": issuer + Endpoints.token.path,
-                "backchannel_authentication_endpoint": issuer + Endpoints.backchannelAuthentication.path,
-                "backchannel_token_delivery_modes_supported": ["poll", "ping"],
-                "backchannel_user_code_parameter_supported": false,
-                "grant_types_supported": [cibaGrant],
-                "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-                "id_token_signing_alg_values_supported": ["ES256"],
-                "subject_types_supported": ["public"],
-                "scopes_supported": ["openid"],
-                "acr_values_supported": ciba.supportedACRValues,
-                "claims_supported": ["iss", "sub", "aud", "exp", "iat", "auth_time", "acr", "amr"],
-                "authorization_details_types_supported": ["payment"],
-            ]
-            var response = Response.json(raw: try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .withoutEscapingSlashes]))
+            var response = Response.json(raw: try JSONSerialization.data(withJSONObject: discovery(ciba: ciba, oidc: oidc),
+                                                                          options: [.sortedKeys, .withoutEscapingSlashes]))
             response.headers.set("Cache-Control", "public, max-age=300")
             return response
         }
@@ -43,11 +27,13 @@ enum OpenIDRoutes {
             return noStore(try .wire(try ciba.authenticate(client: client, form: form)))
         }
         routes.respond(Endpoints.token, groups.signIn) { context, form in
+            guard form["grant_type"] == cibaGrant else {
+                guard let oidc else { throw OAuthError(.unsupportedGrantType, "this token endpoint serves the grant \(cibaGrant)") }
+                let client = try oidc.authenticateClient(basic: basicCredentials(context.request), form: form)
+                return noStore(try .wire(try oidc.token(client: client, form: form)))
+            }
             let ciba = try ciba()
             let client = try ciba.authenticateClient(basic: basicCredentials(context.request), form: form)
-            guard form["grant_type"] == cibaGrant else {
-                throw OAuthError(.unsupportedGrantType, "this token endpoint serves the grant \(cibaGrant)")
-            }
             guard let authReqID = form["auth_req_id"], !authReqID.isEmpty, authReqID.utf8.count <= 256 else {
                 throw OAuthError(.invalidRequest, "auth_req_id is required")
             }
@@ -64,6 +50,50 @@ enum OpenIDRoutes {
             return CIBAClientRegistration(clientID: client.clientID, backchannelTokenDeliveryMode: mode.rawValue,
                                           backchannelClientNotificationEndpoint: client.notificationEndpoint)
         }
+    }
+
+    /// The discovery document (OpenID Connect Discovery 1.0 §3, CIBA §4).
+    static func discovery(ciba: CIBAService, oidc: OIDCService?) -> [String: Any] {
+        let issuer = ciba.issuer
+        var document: [String: Any] = [
+            "issuer": issuer,
+            "jwks_uri": issuer + Endpoints.jwks.path,
+            "token_endpoint": issuer + Endpoints.token.path,
+            "backchannel_authentication_endpoint": issuer + Endpoints.backchannelAuthentication.path,
+            "backchannel_token_delivery_modes_supported": ["poll", "ping"],
+            "backchannel_user_code_parameter_supported": false,
+            "grant_types_supported": [cibaGrant],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
+            "id_token_signing_alg_values_supported": ["ES256"],
+            "subject_types_supported": ["public"],
+            "scopes_supported": ["openid"],
+            "acr_values_supported": ciba.supportedACRValues,
+            "claims_supported": ["iss", "sub", "aud", "exp", "iat", "auth_time", "acr", "amr"],
+            "authorization_details_types_supported": ["payment"],
+        ]
+        guard oidc != nil else { return document }
+        document["authorization_endpoint"] = issuer + Endpoints.authorize.path
+        document["userinfo_endpoint"] = issuer + Endpoints.userInfo.path
+        document["revocation_endpoint"] = issuer + Endpoints.revokeToken.path
+        document["introspection_endpoint"] = issuer + Endpoints.introspectToken.path
+        document["response_types_supported"] = ["code"]
+        document["response_modes_supported"] = ["query"]
+        document["grant_types_supported"] = [OIDCService.authorizationCodeGrant, OIDCService.refreshTokenGrant, cibaGrant]
+        document["code_challenge_methods_supported"] = ["S256"]
+        document["token_endpoint_auth_methods_supported"] = ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
+        document["token_endpoint_auth_signing_alg_values_supported"] = ["ES256"]
+        for endpoint in ["revocation", "introspection"] {
+            document["\(endpoint)_endpoint_auth_methods_supported"] = ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
+        }
+        document["id_token_encryption_alg_values_supported"] = ["ECDH-ES+A256KW"]
+        document["id_token_encryption_enc_values_supported"] = ["A256GCM"]
+        document["scopes_supported"] = OIDCService.supportedScopes
+        document["prompt_values_supported"] = ["none", "login", "consent", "select_account"]
+        document["claims_supported"] = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "acr", "amr", "azp", "sid"]
+        document["authorization_response_iss_parameter_supported"] = true
+        document["request_parameter_supported"] = false
+        document["request_uri_parameter_supported"] = false
+        return document
     }
 
     /// `Authorization: Basic` credentials (each form-urlencoded, RFC 6749 §2.3.1).

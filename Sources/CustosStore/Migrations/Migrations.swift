@@ -168,6 +168,12 @@ enum Migrations {
             sqlite: NotificationSchema.sqlite,
             postgres: NotificationSchema.postgres
         ),
+        Migration(
+            version: 12,
+            name: "oidc_clients, oidc_authorizations, oidc_grants, oidc_codes, oidc_refresh_tokens, oidc_client_assertions; devices.sign_count",
+            sqlite: OIDCSchema.sqlite,
+            postgres: OIDCSchema.postgres
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -18,4 +18,11 @@ enum ExitCode: Int32 {
     case noTemplate = 7
     /// The selfie process was declined or cancelled (error 240).
     case cancelled = 8
+    /// `signin --bound`: this device is not bound to a user (no fallback was tried).
+    case unknownUser = 9
+    /// Refused: a revoked device or a disabled or locked user (`signin`), a token that does
+    /// not verify (`token verify`), a grant the server refused (`token exchange`).
+    case refused = 10
+    /// No answer in time (the local authentication of `signin --bound`).
+    case timedOut = 11
 }

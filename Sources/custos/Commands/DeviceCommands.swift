@@ -98,7 +98,7 @@ enum DeviceCommands {
     }
 
     /// Prints the result and maps its status to the exit code.
-    private static func report(_ arguments: ParsedArguments, _ result: AuthenticationResult, success: String) throws -> ExitCode {
+    static func report(_ arguments: ParsedArguments, _ result: AuthenticationResult, success: String) throws -> ExitCode {
         try ClientOptions.output(arguments, result) {
             switch result.statusCode {
             case StatusCode.success, StatusCode.successAlternate: [success]

@@ -1,0 +1,251 @@
+import Foundation
+
+/// A client's public key as a JWK (EC P-256), for ID token encryption or `private_key_jwt`.
+public struct ClientJWK: Codable, Equatable, Sendable {
+    public var kty: String
+    public var crv: String?
+    public var x: String?
+    public var y: String?
+    public var kid: String?
+    public var use: String?
+    public var alg: String?
+
+    public init(kty: String = "EC", crv: String? = "P-256", x: String?, y: String?, kid: String? = nil, use: String? = nil, alg: String? = nil) {
+        self.kty = kty
+        self.crv = crv
+        self.x = x
+        self.y = y
+        self.kid = kid
+        self.use = use
+        self.alg = alg
+    }
+}
+
+/// Registers an OpenID Connect client (admin scope).
+public struct CreateOIDCClientRequest: Codable, Equatable, Sendable {
+    public var name: String
+    /// `public` (a native or browser app: PKCE, no secret) or `confidential` (a server).
+    public var clientType: String
+    public var redirectURIs: [String]
+    /// Default `openid offline_access`.
+    public var scopes: [String]?
+    /// The ID tokens of requests that ask for `encrypted` are encrypted to this key.
+    public var encryptionJWK: ClientJWK?
+    /// A confidential client with this key authenticates by `private_key_jwt` and gets no secret.
+    public var assertionJWK: ClientJWK?
+
+    enum CodingKeys: String, CodingKey {
+        case name, scopes
+        case clientType = "client_type"
+        case redirectURIs = "redirect_uris"
+        case encryptionJWK = "encryption_jwk"
+        case assertionJWK = "assertion_jwk"
+    }
+
+    public init(name: String, clientType: String, redirectURIs: [String], scopes: [String]? = nil, encryptionJWK: ClientJWK? = nil,
+                assertionJWK: ClientJWK? = nil) {
+        self.name = name
+        self.clientType = clientType
+        self.redirectURIs = redirectURIs
+        self.scopes = scopes
+        self.encryptionJWK = encryptionJWK
+        self.assertionJWK = assertionJWK
+    }
+}
+
+/// A registered client. `client_secret` is present once, in the answer that created it.
+public struct OIDCClientInfo: Codable, Equatable, Sendable {
+    public var clientID: String
+    public var name: String
+    public var clientType: String
+    public var redirectURIs: [String]
+    public var scopes: [String]
+    /// `none` (public), `client_secret_basic` (also `client_secret_post`), or `private_key_jwt`.
+    public var tokenEndpointAuthMethod: String
+    public var encryptionJWK: ClientJWK?
+    public var assertionJWK: ClientJWK?
+    public var createdAt: Date
+    public var clientSecret: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name, scopes
+        case clientID = "client_id"
+        case clientType = "client_type"
+        case redirectURIs = "redirect_uris"
+        case tokenEndpointAuthMethod = "token_endpoint_auth_method"
+        case encryptionJWK = "encryption_jwk"
+        case assertionJWK = "assertion_jwk"
+        case createdAt = "created_at"
+        case clientSecret = "client_secret"
+    }
+
+    public init(clientID: String, name: String, clientType: String, redirectURIs: [String], scopes: [String], tokenEndpointAuthMethod: String,
+                encryptionJWK: ClientJWK?, assertionJWK: ClientJWK?, createdAt: Date, clientSecret: String? = nil) {
+        self.clientID = clientID
+        self.name = name
+        self.clientType = clientType
+        self.redirectURIs = redirectURIs
+        self.scopes = scopes
+        self.tokenEndpointAuthMethod = tokenEndpointAuthMethod
+        self.encryptionJWK = encryptionJWK
+        self.assertionJWK = assertionJWK
+        self.createdAt = createdAt
+        self.clientSecret = clientSecret
+    }
+}
+
+public struct OIDCClientList: Codable, Equatable, Sendable {
+    public var clients: [OIDCClientInfo]
+
+    public init(clients: [OIDCClientInfo]) {
+        self.clients = clients
+    }
+}
+
+/// The first step of a bound device's sign-in: the authorization request (the parameters of
+/// OpenID Connect Core §3.1.2.1, code flow) and the device that is to sign it.
+public struct DeviceSignInRequest: Codable, Equatable, Sendable {
+    public var deviceID: String
+    public var clientID: String
+    public var redirectURI: String
+    public var responseType: String
+    public var scope: String
+    public var state: String?
+    public var nonce: String?
+    public var codeChallenge: String?
+    public var codeChallengeMethod: String?
+    public var prompt: String?
+    public var maxAge: Int?
+    public var acrValues: String?
+    /// Encrypt the ID token to the client's registered key.
+    public var encrypted: Bool?
+
+    enum CodingKeys: String, CodingKey {
+        case scope, state, nonce, prompt, encrypted
+        case deviceID = "device_id"
+        case clientID = "client_id"
+        case redirectURI = "redirect_uri"
+        case responseType = "response_type"
+        case codeChallenge = "code_challenge"
+        case codeChallengeMethod = "code_challenge_method"
+        case maxAge = "max_age"
+        case acrValues = "acr_values"
+    }
+
+    public init(deviceID: String, clientID: String, redirectURI: String, responseType: String = "code", scope: String = "openid",
+                state: String? = nil, nonce: String? = nil, codeChallenge: String? = nil, codeChallengeMethod: String? = nil,
+                prompt: String? = nil, maxAge: Int? = nil, acrValues: String? = nil, encrypted: Bool? = nil) {
+        self.deviceID = deviceID
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.responseType = responseType
+        self.scope = scope
+        self.state = state
+        self.nonce = nonce
+        self.codeChallenge = codeChallenge
+        self.codeChallengeMethod = codeChallengeMethod
+        self.prompt = prompt
+        self.maxAge = maxAge
+        self.acrValues = acrValues
+        self.encrypted = encrypted
+    }
+
+    /// The request as authorization endpoint parameters.
+    public var parameters: [String: String] {
+        var parameters = ["client_id": clientID, "redirect_uri": redirectURI, "response_type": responseType, "scope": scope]
+        parameters["state"] = state
+        parameters["nonce"] = nonce
+        parameters["code_challenge"] = codeChallenge
+        parameters["code_challenge_method"] = codeChallengeMethod
+        parameters["prompt"] = prompt
+        parameters["max_age"] = maxAge.map(String.init)
+        parameters["acr_values"] = acrValues
+        parameters["encrypted"] = encrypted.map { $0 ? "true" : "false" }
+        return parameters
+    }
+}
+
+/// What the device signs: WebAuthn `PublicKeyCredentialRequestOptions` in short.
+public struct DeviceSignInChallengeResponse: Codable, Equatable, Sendable {
+    public var authorizationID: String
+    /// base64url of the challenge bytes.
+    public var challenge: String
+    public var rpID: String
+    /// The origin to put in `clientDataJSON`.
+    public var origin: String
+    /// Always `required`: the device's key is unlocked by the user.
+    public var userVerification: String
+    public var expiresAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case challenge, origin
+        case authorizationID = "authorization_id"
+        case rpID = "rp_id"
+        case userVerification = "user_verification"
+        case expiresAt = "expires_at"
+    }
+
+    public init(authorizationID: String, challenge: String, rpID: String, origin: String, userVerification: String = "required", expiresAt: Date) {
+        self.authorizationID = authorizationID
+        self.challenge = challenge
+        self.rpID = rpID
+        self.origin = origin
+        self.userVerification = userVerification
+        self.expiresAt = expiresAt
+    }
+}
+
+/// A WebAuthn assertion, every byte string in base64url.
+public struct WebAuthnAssertionBody: Codable, Equatable, Sendable {
+    public var credentialID: String
+    public var authenticatorData: String
+    public var clientDataJSON: String
+    /// ES256 in ASN.1 DER, as authenticators sign.
+    public var signature: String
+
+    enum CodingKeys: String, CodingKey {
+        case signature
+        case credentialID = "credential_id"
+        case authenticatorData = "authenticator_data"
+        case clientDataJSON = "client_data_json"
+    }
+
+    public init(credentialID: String, authenticatorData: String, clientDataJSON: String, signature: String) {
+        self.credentialID = credentialID
+        self.authenticatorData = authenticatorData
+        self.clientDataJSON = clientDataJSON
+        self.signature = signature
+    }
+}
+
+/// The authorization response (RFC 6749 §4.1.2, RFC 9207): the code for the redirect URI.
+public struct AuthorizationCodeResponse: Codable, Equatable, Sendable {
+    public var code: String
+    public var state: String?
+    public var redirectURI: String
+    public var iss: String
+    /// The redirect URI with `code`, `state` and `iss` in its query.
+    public var location: String
+
+    enum CodingKeys: String, CodingKey {
+        case code, state, iss, location
+        case redirectURI = "redirect_uri"
+    }
+
+    public init(code: String, state: String?, redirectURI: String, iss: String, location: String) {
+        self.code = code
+        self.state = state
+        self.redirectURI = redirectURI
+        self.iss = iss
+        self.location = location
+    }
+}
+
+/// The UserInfo endpoint's claims.
+public struct UserInfoResponse: Codable, Equatable, Sendable {
+    public var sub: String
+
+    public init(sub: String) {
+        self.sub = sub
+    }
+}

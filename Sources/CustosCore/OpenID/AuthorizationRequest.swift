@@ -1,0 +1,125 @@
+import CustosAPI
+import Foundation
+
+/// An OpenID Connect authorization request (code flow) after validation against its client.
+public struct AuthorizationRequest: Equatable, Sendable {
+    public var clientID: String
+    public var redirectURI: String
+    public var scope: String
+    public var state: String?
+    public var nonce: String?
+    /// PKCE S256 challenge (required of public clients).
+    public var codeChallenge: String?
+    public var prompt: [String]
+    public var maxAge: Int?
+    public var acrValues: [String]
+    /// The ID token is to be encrypted to the client's registered key.
+    public var encryptIDToken: Bool
+
+    public init(clientID: String, redirectURI: String, scope: String, state: String? = nil, nonce: String? = nil,
+                codeChallenge: String? = nil, prompt: [String] = [], maxAge: Int? = nil, acrValues: [String] = [],
+                encryptIDToken: Bool = false) {
+        self.clientID = clientID
+        self.redirectURI = redirectURI
+        self.scope = scope
+        self.state = state
+        self.nonce = nonce
+        self.codeChallenge = codeChallenge
+        self.prompt = prompt
+        self.maxAge = maxAge
+        self.acrValues = acrValues
+        self.encryptIDToken = encryptIDToken
+    }
+}
+
+/// Why an authorization request was refused, and whether the answer may go to the redirect
+/// URI: only once the client and the redirect URI are known good (RFC 6749 §4.1.2.1), so the
+/// endpoint is never an open redirector.
+public struct AuthorizationRequestError: Error, Equatable, Sendable {
+    public let error: OAuthError
+    /// Where the error may be sent, with the request's `state`; nil: answer the user agent itself.
+    public let redirectURI: String?
+    public let state: String?
+
+    public init(_ error: OAuthError, redirectURI: String? = nil, state: String? = nil) {
+        self.error = error
+        self.redirectURI = redirectURI
+        self.state = state
+    }
+}
+
+extension AuthorizationRequest {
+    /// The parameters a request may carry (others are ignored, RFC 6749 §3.1).
+    static let maximumValueLength = 2048
+
+    /// Validates `parameters` (the query of `GET /oauth2/authorize`, or the native call's)
+    /// against `client`.
+    static func validate(_ parameters: [String: String], client: OIDCClient?) throws -> AuthorizationRequest {
+        for (name, value) in parameters where value.utf8.count > maximumValueLength {
+            throw AuthorizationRequestError(OAuthError(.invalidRequest, "\(name) is longer than \(maximumValueLength) bytes"))
+        }
+        guard let clientID = parameters["client_id"], !clientID.isEmpty else {
+            throw AuthorizationRequestError(OAuthError(.invalidRequest, "client_id is required"))
+        }
+        guard let client, client.id == clientID else {
+            // invalid_client is a token endpoint error (a 401 that browsers answer with a login box):
+            // the authorization endpoint's answer is invalid_request (RFC 6749 §4.1.2.1).
+            throw AuthorizationRequestError(OAuthError(.invalidRequest, "unknown client_id"))
+        }
+        guard let redirectURI = parameters["redirect_uri"] else {
+            throw AuthorizationRequestError(OAuthError(.invalidRequest, "redirect_uri is required"))
+        }
+        guard client.redirectURIs.contains(redirectURI) else {
+            throw AuthorizationRequestError(OAuthError(.invalidRequest, "redirect_uri is not registered for this client (exact match)"))
+        }
+        let state = parameters["state"]
+        func refuse(_ code: OAuthError.Code, _ message: String) -> AuthorizationRequestError {
+            AuthorizationRequestError(OAuthError(code, message), redirectURI: redirectURI, state: state)
+        }
+        if parameters["request"] != nil { throw refuse(.requestNotSupported, "request objects are not supported") }
+        if parameters["request_uri"] != nil { throw refuse(.requestURINotSupported, "request_uri is not supported") }
+        guard let responseType = parameters["response_type"] else { throw refuse(.invalidRequest, "response_type is required") }
+        guard responseType == "code" else { throw refuse(.unsupportedResponseType, "only the code flow (response_type=code) is served") }
+        if let mode = parameters["response_mode"], mode != "query" { throw refuse(.invalidRequest, "response_mode must be query") }
+        let scopes = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
+        guard scopes.contains("openid") else { throw refuse(.invalidScope, "scope must include openid") }
+        if let unknown = scopes.first(where: { !client.scopes.contains($0) }) {
+            throw refuse(.invalidScope, "this client may not ask for the scope \(unknown)")
+        }
+        let challenge = parameters["code_challenge"]
+        let method = parameters["code_challenge_method"]
+        if let challenge {
+            guard (method ?? "plain") == "S256" else { throw refuse(.invalidRequest, "code_challenge_method must be S256 (plain is refused)") }
+            guard challenge.utf8.count == 43, Data(base64URLEncoded: challenge)?.count == 32 else {
+                throw refuse(.invalidRequest, "code_challenge must be the base64url SHA-256 of the verifier (43 characters)")
+            }
+        } else {
+            if method != nil { throw refuse(.invalidRequest, "code_challenge_method without code_challenge") }
+            if client.kind == .public { throw refuse(.invalidRequest, "public clients must use PKCE (code_challenge with S256)") }
+        }
+        let prompt = (parameters["prompt"] ?? "").split(separator: " ").map(String.init)
+        if let unknown = prompt.first(where: { !["none", "login", "consent", "select_account"].contains($0) }) {
+            throw refuse(.invalidRequest, "unknown prompt value \(unknown)")
+        }
+        if prompt.contains("none"), prompt.count > 1 { throw refuse(.invalidRequest, "prompt=none cannot be combined") }
+        var maxAge: Int?
+        if let text = parameters["max_age"] {
+            guard let value = Int(text), value >= 0 else { throw refuse(.invalidRequest, "max_age must be a non-negative integer") }
+            maxAge = value
+        }
+        let acrValues = (parameters["acr_values"] ?? "").split(separator: " ").map(String.init)
+        let encrypted: Bool
+        switch parameters["encrypted"] {
+        case nil, "false": encrypted = false
+        case "true": encrypted = true
+        default: throw refuse(.invalidRequest, "encrypted must be true or false")
+        }
+        if encrypted, client.encryptionJWK == nil {
+            throw refuse(.invalidRequest, "this client registered no encryption key, so its ID tokens cannot be encrypted")
+        }
+        if let nonce = parameters["nonce"], nonce.isEmpty { throw refuse(.invalidRequest, "nonce must not be empty") }
+        return AuthorizationRequest(clientID: clientID, redirectURI: redirectURI, scope: scopes.joined(separator: " "), state: state,
+                                    nonce: parameters["nonce"], codeChallenge: challenge, prompt: prompt, maxAge: maxAge,
+                                    acrValues: acrValues, encryptIDToken: encrypted)
+    }
+}

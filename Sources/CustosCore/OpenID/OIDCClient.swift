@@ -1,0 +1,63 @@
+import Foundation
+
+/// A relying party that signs users in through the OpenID Connect authorization code flow.
+///
+/// Public clients (native apps, single-page apps) hold no secret and must use PKCE S256;
+/// confidential clients (an app's server) authenticate at the token endpoint with their secret
+/// (`client_secret_basic`, `client_secret_post`) or a JWT signed by their key (`private_key_jwt`).
+public struct OIDCClient: Equatable, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case `public`
+        case confidential
+    }
+
+    public var id: String
+    public var name: String
+    public var kind: Kind
+    /// SHA-256 of the client secret (confidential clients that use one); the secret itself
+    /// is shown once, at creation.
+    public var secretDigest: Data?
+    /// Redirect URIs, compared exactly (RFC 9700 §4.1.3).
+    public var redirectURIs: [String]
+    /// The scopes the client may ask for (always including `openid`).
+    public var scopes: [String]
+    /// The public EC P-256 JWK (JSON) that ID tokens are encrypted to when a request asks
+    /// (`ECDH-ES+A256KW`, `A256GCM`); nil: this client gets signed ID tokens only.
+    public var encryptionJWK: String?
+    /// The public EC P-256 JWK (JSON) that verifies the client's `private_key_jwt` assertions.
+    public var assertionJWK: String?
+    public var createdAt: Date
+
+    public init(id: String, name: String, kind: Kind, secretDigest: Data? = nil, redirectURIs: [String], scopes: [String],
+                encryptionJWK: String? = nil, assertionJWK: String? = nil, createdAt: Date) {
+        self.id = id
+        self.name = name
+        self.kind = kind
+        self.secretDigest = secretDigest
+        self.redirectURIs = redirectURIs
+        self.scopes = scopes
+        self.encryptionJWK = encryptionJWK
+        self.assertionJWK = assertionJWK
+        self.createdAt = createdAt
+    }
+}
+
+/// What an administrator gives to register a client.
+public struct OIDCClientDraft: Sendable {
+    public var name: String
+    public var kind: OIDCClient.Kind
+    public var redirectURIs: [String]
+    public var scopes: [String]
+    public var encryptionJWK: String?
+    public var assertionJWK: String?
+
+    public init(name: String, kind: OIDCClient.Kind, redirectURIs: [String], scopes: [String] = ["openid", "offline_access"],
+                encryptionJWK: String? = nil, assertionJWK: String? = nil) {
+        self.name = name
+        self.kind = kind
+        self.redirectURIs = redirectURIs
+        self.scopes = scopes
+        self.encryptionJWK = encryptionJWK
+        self.assertionJWK = assertionJWK
+    }
+}

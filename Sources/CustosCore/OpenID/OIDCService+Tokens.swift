@@ -1,0 +1,200 @@
+import CustosAPI
+import Foundation
+
+extension OIDCService {
+    public static let authorizationCodeGrant = "authorization_code"
+    public static let refreshTokenGrant = "refresh_token"
+
+    // MARK: The token endpoint
+
+    /// The `authorization_code` and `refresh_token` grants for an authenticated client.
+    public func token(client: OIDCClient, form: FormBody) throws -> TokenResponse {
+        switch form["grant_type"] {
+        case Self.authorizationCodeGrant: try exchangeCode(client: client, form: form)
+        case Self.refreshTokenGrant: try refresh(client: client, form: form)
+        case nil: throw OAuthError(.invalidRequest, "grant_type is required")
+        case let other?: throw OAuthError(.unsupportedGrantType, "the grant \(other) is not served")
+        }
+    }
+
+    /// A code is redeemed once: presented again, it revokes the grant and every token the
+    /// first exchange gave (RFC 6749 §4.1.2). PKCE S256 is checked when the request had a
+    /// challenge, and a verifier without one is refused (no downgrade).
+    private func exchangeCode(client: OIDCClient, form: FormBody) throws -> TokenResponse {
+        guard let code = form["code"], !code.isEmpty, code.utf8.count <= 256 else { throw OAuthError(.invalidRequest, "code is required") }
+        guard let redirectURI = form["redirect_uri"] else { throw OAuthError(.invalidRequest, "redirect_uri is required") }
+        let now = clock.now()
+        let redeemed: AuthorizationCode
+        switch try store.redeemAuthorizationCode(digest: digester.digest(code), now: now) {
+        case nil:
+            throw OAuthError(.invalidGrant, "unknown authorization code")
+        case .alreadySpent(let spent)?:
+            try revokeGrant(spent.grantID, reason: "authorization code reused", now: now)
+            throw OAuthError(.invalidGrant, "the authorization code was already used; the tokens it gave are revoked")
+        case .spent(let code)?:
+            redeemed = code
+        }
+        guard let grant = try store.grant(id: redeemed.grantID), grant.clientID == client.id else {
+            throw OAuthError(.invalidGrant, "the authorization code was issued to another client")
+        }
+        guard redeemed.expiresAt > now else { throw OAuthError(.invalidGrant, "the authorization code has expired") }
+        guard redeemed.redirectURI == redirectURI else { throw OAuthError(.invalidGrant, "redirect_uri differs from the authorization request's") }
+        let verifier = form["code_verifier"]
+        if let challenge = redeemed.codeChallenge {
+            guard let verifier, Self.isValidVerifier(verifier) else {
+                throw OAuthError(.invalidGrant, "code_verifier (43 to 128 characters of A-Z a-z 0-9 - . _ ~) is required")
+            }
+            guard Self.equalDigests(digester.digest(verifier), Data(base64URLEncoded: challenge) ?? Data()) else {
+                throw OAuthError(.invalidGrant, "code_verifier does not match the code_challenge")
+            }
+        } else if verifier != nil {
+            throw OAuthError(.invalidGrant, "the authorization request had no code_challenge")
+        }
+        guard grant.revokedAt == nil else { throw OAuthError(.invalidGrant, "the grant was revoked") }
+        return try issueTokens(grant, client: client, scope: grant.scope, idTokenNonce: grant.nonce, now: now)
+    }
+
+    /// Refresh tokens rotate: each is spent by its use and replaced; a spent one presented
+    /// again revokes the grant (someone else holds a copy).
+    private func refresh(client: OIDCClient, form: FormBody) throws -> TokenResponse {
+        guard let token = form["refresh_token"], !token.isEmpty, token.utf8.count <= 256 else {
+            throw OAuthError(.invalidRequest, "refresh_token is required")
+        }
+        let now = clock.now()
+        let used: RefreshToken
+        switch try store.useRefreshToken(digest: digester.digest(token), now: now) {
+        case nil:
+            throw OAuthError(.invalidGrant, "unknown refresh token")
+        case .alreadySpent(let spent)?:
+            try revokeGrant(spent.grantID, reason: "refresh token reused", now: now)
+            throw OAuthError(.invalidGrant, "the refresh token was already used; its grant is revoked")
+        case .spent(let token)?:
+            used = token
+        }
+        guard let grant = try store.grant(id: used.grantID), grant.clientID == client.id else {
+            throw OAuthError(.invalidGrant, "the refresh token was issued to another client")
+        }
+        guard used.expiresAt > now else { throw OAuthError(.invalidGrant, "the refresh token has expired") }
+        guard grant.revokedAt == nil else { throw OAuthError(.invalidGrant, "the grant was revoked") }
+        var scope = grant.scope
+        if let asked = form["scope"] {
+            let scopes = asked.split(separator: " ").map(String.init)
+            let granted = Set(grant.scope.split(separator: " ").map(String.init))
+            guard scopes.allSatisfy(granted.contains) else { throw OAuthError(.invalidScope, "a refresh cannot widen the scope") }
+            scope = scopes.joined(separator: " ")
+        }
+        return try issueTokens(grant, client: client, scope: scope, idTokenNonce: nil, now: now)
+    }
+
+    private func issueTokens(_ grant: OIDCGrant, client: OIDCClient, scope: String, idTokenNonce: String?, now: Date) throws -> TokenResponse {
+        let issuedAt = Int(now.timeIntervalSince1970)
+        var idClaims: [String: Any] = [
+            "iss": policy.issuer, "sub": grant.userID, "aud": client.id, "azp": client.id, "iat": issuedAt,
+            "exp": issuedAt + policy.idTokenLifetime, "auth_time": Int(grant.authTime.timeIntervalSince1970),
+            "acr": grant.level.acr, "amr": grant.level.amr, "sid": grant.id,
+        ]
+        if let idTokenNonce { idClaims["nonce"] = idTokenNonce }
+        let accessClaims: [String: Any] = [
+            "iss": policy.issuer, "sub": grant.userID, "aud": policy.issuer, "client_id": client.id, "scope": scope,
+            "iat": issuedAt, "exp": issuedAt + policy.accessTokenLifetime, "jti": random.hexID(bytes: 16),
+            "auth_time": Int(grant.authTime.timeIntervalSince1970), "acr": grant.level.acr, "sid": grant.id,
+        ]
+        var idToken = try signer.sign(payload: try Self.json(idClaims), type: "JWT", now: now)
+        if grant.encryptIDToken {
+            guard let key = client.encryptionJWK else { throw OAuthError(.invalidGrant, "the client's encryption key was removed") }
+            idToken = try clientKeys.encrypt(Data(idToken.utf8), contentType: "JWT", to: key)
+        }
+        let accessToken = try signer.sign(payload: try Self.json(accessClaims), type: "at+jwt", now: now)
+        var refreshToken: String?
+        if scope.split(separator: " ").contains("offline_access") {
+            let token = "rt_" + Data(random.bytes(count: 32)).base64URLEncodedString
+            try store.createRefreshToken(RefreshToken(digest: digester.digest(token), grantID: grant.id,
+                                                      expiresAt: now.addingTimeInterval(policy.refreshTokenLifetime)))
+            refreshToken = token
+        }
+        return TokenResponse(accessToken: accessToken, expiresIn: policy.accessTokenLifetime, idToken: idToken, scope: scope,
+                             refreshToken: refreshToken)
+    }
+
+    private func revokeGrant(_ id: String, reason: String, now: Date) throws {
+        guard try store.revokeGrant(id: id, at: now), let grant = try store.grant(id: id) else { return }
+        try audit?.record(.oidcGrantRevoked, userID: grant.userID, details: ["client_id": grant.clientID, "reason": reason])
+    }
+
+    /// RFC 7636 §4.1: 43 to 128 unreserved characters.
+    static func isValidVerifier(_ verifier: String) -> Bool {
+        (43...128).contains(verifier.utf8.count)
+            && verifier.utf8.allSatisfy { $0.isASCIIAlphanumeric || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "~") }
+    }
+
+    static func json(_ object: [String: Any]) throws -> Data {
+        try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+    }
+
+    // MARK: Access tokens: userinfo, revocation, introspection
+
+    /// The claims of a live access token this server issued: signature, `typ`, issuer,
+    /// expiry, and its grant not revoked. Nil when it is none of that.
+    func liveAccessToken(_ token: String, now: Date) throws -> [String: Any]? {
+        guard token.utf8.count <= 8192, let verified = try? signer.verify(token, now: now), verified.type == "at+jwt",
+              let claims = try? JSONSerialization.jsonObject(with: verified.payload) as? [String: Any],
+              claims["iss"] as? String == policy.issuer,
+              let exp = (claims["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970 else { return nil }
+        if let grantID = claims["sid"] as? String {
+            guard let grant = try store.grant(id: grantID), grant.revokedAt == nil else { return nil }
+        }
+        return claims
+    }
+
+    /// The UserInfo endpoint's claims for a bearer access token with the `openid` scope.
+    public func userInfo(accessToken: String) throws -> [String: Any] {
+        guard let claims = try liveAccessToken(accessToken, now: clock.now()), let subject = claims["sub"] as? String else {
+            throw OAuthError(.invalidToken, "the access token is invalid, expired or revoked")
+        }
+        guard ((claims["scope"] as? String) ?? "").split(separator: " ").contains("openid") else {
+            throw OAuthError(.invalidToken, "the access token lacks the openid scope")
+        }
+        return ["sub": subject]
+    }
+
+    /// RFC 7009: revokes the grant of a refresh or access token the client holds. Unknown
+    /// tokens and other clients' tokens are ignored (the answer is the same).
+    public func revoke(client: OIDCClient, token: String) throws {
+        let now = clock.now()
+        if token.hasPrefix("rt_") {
+            if let refresh = try store.refreshToken(digest: digester.digest(token)), let grant = try store.grant(id: refresh.grantID),
+               grant.clientID == client.id {
+                try revokeGrant(grant.id, reason: "revoked by the client", now: now)
+            }
+        } else if let claims = try liveAccessToken(token, now: now), claims["client_id"] as? String == client.id,
+                  let grantID = claims["sid"] as? String {
+            try revokeGrant(grantID, reason: "revoked by the client", now: now)
+        }
+    }
+
+    /// RFC 7662 for confidential clients, about their own tokens.
+    public func introspect(client: OIDCClient, token: String) throws -> [String: Any] {
+        guard client.kind == .confidential else { throw OAuthError(.invalidClient, "introspection is for confidential clients") }
+        let now = clock.now()
+        if token.hasPrefix("rt_") {
+            guard let refresh = try store.refreshToken(digest: digester.digest(token)), refresh.usedAt == nil, refresh.expiresAt > now,
+                  let grant = try store.grant(id: refresh.grantID), grant.revokedAt == nil, grant.clientID == client.id else {
+                return ["active": false]
+            }
+            return ["active": true, "token_type": "refresh_token", "client_id": grant.clientID, "sub": grant.userID, "scope": grant.scope,
+                    "exp": Int(refresh.expiresAt.timeIntervalSince1970), "iss": policy.issuer]
+        }
+        guard let claims = try liveAccessToken(token, now: now), claims["client_id"] as? String == client.id else { return ["active": false] }
+        var answer = claims.filter { ["sub", "client_id", "scope", "exp", "iat", "iss", "aud", "jti", "acr", "auth_time"].contains($0.key) }
+        answer["active"] = true
+        answer["token_type"] = "Bearer"
+        return answer
+    }
+}
+
+private extension UInt8 {
+    var isASCIIAlphanumeric: Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(self) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(self)
+            || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
+    }
+}

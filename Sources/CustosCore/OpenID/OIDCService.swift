@@ -1,0 +1,167 @@
+import CustosAPI
+import Foundation
+
+/// The OpenID Connect provider: clients, the authorization code flow with PKCE, and sign-in
+/// by a bound device (`authenticateBoundUser`): the device signs the server's challenge in
+/// WebAuthn assertion format, so a device key and a browser passkey meet one verifier.
+public final class OIDCService: Sendable {
+    public typealias Storage = OIDCStore & IdentityStore & AtomicStore
+
+    let store: any Storage
+    let identity: IdentityService
+    let webAuthn: WebAuthnVerifier
+    let clientKeys: any ClientKeyOperations
+    let digester: any SecretDigester
+    let random: any RandomSource
+    let clock: any Clock
+    let signer: any TokenSigner
+    let audit: AuditTrail?
+    public let policy: OIDCPolicy
+
+    public init(store: any Storage, identity: IdentityService, keys: any DeviceKeyVerifier, clientKeys: any ClientKeyOperations,
+                digester: any SecretDigester, random: any RandomSource, clock: any Clock, signer: any TokenSigner,
+                audit: AuditTrail? = nil, policy: OIDCPolicy) {
+        self.store = store
+        self.identity = identity
+        self.webAuthn = WebAuthnVerifier(rpID: policy.rpID, origins: [policy.origin], keys: keys, digester: digester)
+        self.clientKeys = clientKeys
+        self.digester = digester
+        self.random = random
+        self.clock = clock
+        self.signer = signer
+        self.audit = audit
+        self.policy = policy
+    }
+
+    /// The level a bound device's sign-in proves: its key, unlocked by the user (UV).
+    public static let deviceSignInLevel: AuthLevel = .deviceSignature
+    public static let supportedScopes = ["openid", "offline_access"]
+
+    // MARK: Authorization requests
+
+    /// Validates a browser's authorization request (`GET /oauth2/authorize`).
+    public func validate(_ parameters: [String: String]) throws -> AuthorizationRequest {
+        try AuthorizationRequest.validate(parameters, client: try client(named: parameters["client_id"]))
+    }
+
+    /// The first step of a bound device's sign-in: validates the request and answers the
+    /// challenge the device is to sign. An unbound device is `unknown_user`; a revoked device
+    /// or a disabled or locked user is `access_denied`.
+    public func beginDeviceSignIn(_ parameters: [String: String], deviceID: String) throws -> DeviceSignInChallenge {
+        let request = try validate(parameters)
+        if request.prompt.contains("none") {
+            throw AuthorizationRequestError(OAuthError(.loginRequired, "a bound device's sign-in prompts the user (prompt=none cannot be met)"),
+                                            redirectURI: request.redirectURI, state: request.state)
+        }
+        let now = clock.now()
+        let device = try signInDevice(deviceID, now: now)
+        let challenge = Data(random.bytes(count: 32))
+        let pending = PendingAuthorization(id: "az_" + random.hexID(bytes: 16), request: request, userID: device.userID, deviceID: device.id,
+                                           challengeDigest: digester.digest(bytes: challenge), createdAt: now,
+                                           expiresAt: now.addingTimeInterval(policy.challengeLifetime))
+        try store.createPendingAuthorization(pending)
+        return DeviceSignInChallenge(authorizationID: pending.id, challenge: challenge, rpID: policy.rpID, origin: policy.origin,
+                                     userID: device.userID, expiresAt: pending.expiresAt)
+    }
+
+    /// The second step: the device's assertion over the challenge. One attempt per challenge:
+    /// the request is spent whatever the outcome. A failed proof counts against the device (and
+    /// the client address) as a failed login does, never against the user.
+    public func completeDeviceSignIn(authorizationID: String, assertion: WebAuthnAssertion, client: String? = nil) throws -> IssuedCode {
+        try InputRules.checkToken(authorizationID, field: "authorization_id")
+        let now = clock.now()
+        guard let pending = try store.takePendingAuthorization(id: authorizationID), pending.expiresAt > now else {
+            throw OIDCError.authorizationNotFound
+        }
+        if let wait = try identity.throttle.retryAfter(deviceID: pending.deviceID, client: client, now: now) {
+            throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
+        }
+        let device = try signInDevice(pending.deviceID, now: now)
+        do {
+            guard assertion.credentialID == device.id else { throw WebAuthnFailure.malformed("the credential is not the device that was challenged") }
+            let count = try webAuthn.verify(assertion, challengeDigest: pending.challengeDigest, key: try identity.keys.parse(jwkJSON: device.publicKeyJWK),
+                                            storedSignCount: device.signCount, requireUserVerification: true)
+            guard try store.advanceSignCount(deviceID: device.id, to: count) else {
+                throw WebAuthnFailure.counterWentBack(stored: device.signCount, presented: count)
+            }
+        } catch let failure as WebAuthnFailure {
+            _ = try identity.throttle.recordFailure(deviceID: device.id, client: client, now: now)
+            throw OIDCError.assertionRejected(failure.message)
+        }
+        try store.touchDevice(id: device.id, at: now, passwordVerified: false)
+        let request = pending.request
+        let grant = OIDCGrant(id: "gr_" + random.hexID(bytes: 16), clientID: request.clientID, userID: device.userID, deviceID: device.id,
+                              scope: request.scope, nonce: request.nonce, authTime: now, level: Self.deviceSignInLevel,
+                              encryptIDToken: request.encryptIDToken, createdAt: now)
+        let code = "ac_" + Data(random.bytes(count: 32)).base64URLEncodedString
+        try store.atomically {
+            try store.createGrant(grant, code: AuthorizationCode(digest: digester.digest(code), grantID: grant.id, redirectURI: request.redirectURI,
+                                                                  codeChallenge: request.codeChallenge,
+                                                                  expiresAt: now.addingTimeInterval(policy.codeLifetime)))
+            try audit?.record(.oidcSignIn, userID: device.userID, details: ["client_id": request.clientID, "device_id": device.id,
+                                                                             "acr": grant.level.acr])
+        }
+        return IssuedCode(code: code, state: request.state, redirectURI: request.redirectURI, issuer: policy.issuer)
+    }
+
+    /// The device, if it may sign in now.
+    private func signInDevice(_ deviceID: String, now: Date) throws -> Device {
+        try InputRules.checkToken(deviceID, field: "device_id")
+        guard let device = try store.device(id: deviceID) else { throw OIDCError.unknownUser }
+        guard !device.isRevoked, let user = try store.user(id: device.userID), user.status == .active, !user.isLocked(at: now) else {
+            throw OIDCError.accessDenied
+        }
+        return device
+    }
+
+    /// Deletes what ended an hour ago or more: challenges, codes, refresh tokens, assertion
+    /// ids, and grants no token refers to any more (an access token lives far less than an hour).
+    @discardableResult
+    public func purgeEnded() throws -> Int {
+        try store.purgeOIDC(before: clock.now().addingTimeInterval(-3600))
+    }
+
+    func client(named id: String?) throws -> OIDCClient? {
+        guard let id, !id.isEmpty, id.utf8.count <= 128 else { return nil }
+        return try store.oidcClient(id: id)
+    }
+}
+
+/// What a device signs to sign in.
+public struct DeviceSignInChallenge: Equatable, Sendable {
+    public var authorizationID: String
+    public var challenge: Data
+    public var rpID: String
+    public var origin: String
+    public var userID: String
+    public var expiresAt: Date
+}
+
+/// An authorization code for the client's redirect URI.
+public struct IssuedCode: Equatable, Sendable {
+    public var code: String
+    public var state: String?
+    public var redirectURI: String
+    public var issuer: String
+
+    /// The redirect URI with `code`, `state` and `iss` (RFC 9207) in its query.
+    public var location: String {
+        AuthorizationRedirect.location(redirectURI, ["code": code, "state": state, "iss": issuer])
+    }
+}
+
+/// Builds redirect locations: the parameters appended to the redirect URI's query.
+public enum AuthorizationRedirect {
+    public static func location(_ redirectURI: String, _ parameters: [String: String?]) -> String {
+        guard var components = URLComponents(string: redirectURI) else { return redirectURI }
+        var items = components.queryItems ?? []
+        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
+            if let value { items.append(URLQueryItem(name: name, value: value)) }
+        }
+        components.queryItems = items
+        // URLComponents leaves "+" and "/" alone in queries; encode them so that form decoders agree.
+        components.percentEncodedQuery = components.percentEncodedQuery?
+            .replacingOccurrences(of: "+", with: "%2B")
+        return components.string ?? redirectURI
+    }
+}

@@ -1,0 +1,85 @@
+import CustosAPI
+import Foundation
+
+/// What the app asks the user for when `authenticate` must register this device first.
+public struct SignInCredentials: Sendable, Equatable {
+    public var userID: String
+    public var password: String
+    /// The name this device gets in the user's device list.
+    public var deviceName: String
+
+    public init(userID: String, password: String, deviceName: String) {
+        self.userID = userID
+        self.password = password
+        self.deviceName = deviceName
+    }
+}
+
+extension CustosClient {
+    /// `authenticate`: the bound device's sign-in when this device is bound; otherwise the
+    /// fallback — the app asks the user (`credentials`; nil is `.userCanceled`), the password
+    /// binds this device to the user (`registerDevice`), and the bound sign-in follows. Only
+    /// `.unknownUser` falls back: a declined, timed-out or denied sign-in is thrown as it is.
+    /// A wrong password is thrown as the server's `credentials_rejected` (401) with the
+    /// attempts left in `longErrorCode`'s place: 153 when they ran out, 110 when the password
+    /// expired (the device is then bound; change the password and sign in again).
+    public func authenticate(_ request: BoundUserAuthenticationRequest,
+                             credentials: @escaping @Sendable () async -> SignInCredentials?) async throws -> AuthorizationResponse {
+        do {
+            return try await authenticateBoundUser(request)
+        } catch let error as CustosError where error == .unknownUser {
+            guard let given = await credentials() else { throw CustosError.userCanceled }
+            let result = try await registerDevice(userID: given.userID, password: given.password, deviceName: given.deviceName)
+            guard result.statusCode.isSuccess else {
+                throw CustosError.server(status: 401, code: "credentials_rejected", message: result.statusMessage,
+                                         contractStatus: result.statusCode.rawValue)
+            }
+            return try await authenticateBoundUser(request)
+        }
+    }
+
+    /// Binds this device to an active user with the password (a new key in the key store, kept
+    /// only once the server accepted it) and opens a session; the answer's `statusCode` is as
+    /// at login (100, 401 with `attemptsLeft`, 153, 110). Emits `onUserLoggedIn`.
+    public func registerDevice(userID: String, password: String, deviceName: String) async throws -> AuthenticationResult {
+        try await register(userID: userID, deviceName: deviceName) { key in
+            RegisterDeviceRequest(userID: userID, password: password, deviceName: deviceName, devicePublicKey: key)
+        }
+    }
+
+    /// Binds this device to an active user with a registration code (a "registration link" the
+    /// relying party sent), outside any login.
+    public func registerDevice(userID: String, registrationCode: String, deviceName: String) async throws -> AuthenticationResult {
+        try await register(userID: userID, deviceName: deviceName) { key in
+            RegisterDeviceRequest(userID: userID, registrationCode: registrationCode, deviceName: deviceName, devicePublicKey: key)
+        }
+    }
+
+    private func register(userID: String, deviceName: String,
+                          request: (PublicKeyJWK) -> RegisterDeviceRequest) async throws -> AuthenticationResult {
+        try await emitting(.onUserLoggedIn, { AuthenticationEvent(userID: userID, error: $0, response: $1) }) {
+            let keyStore = try requireKeyStore()
+            let staging = account(userID) + "|registering"
+            let key = try keyStore.createKey(for: staging)
+            let result: AuthenticationResult
+            do {
+                result = try await transport.call(Endpoints.registerDevice, body: request(key.publicKey))
+            } catch {
+                try? keyStore.deleteKey(for: staging)
+                throw error
+            }
+            // A device id means the server bound the key (also with an expired password).
+            guard let deviceID = result.deviceID else {
+                try? keyStore.deleteKey(for: staging)
+                return result
+            }
+            try keyStore.moveKey(from: staging, to: account(userID))
+            state.withLock { state in
+                state.userID = userID
+                state.deviceID = deviceID
+                state.sessionToken = result.session?.token
+            }
+            return result
+        }
+    }
+}

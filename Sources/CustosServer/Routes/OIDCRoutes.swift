@@ -1,0 +1,163 @@
+import CustosAPI
+import CustosCore
+import CustosHTTP
+import Foundation
+
+/// The OpenID Connect provider: the authorization endpoint, a bound device's sign-in, UserInfo,
+/// revocation, introspection, and the clients' registration (admin scope). The token endpoint's
+/// grants are served with CIBA's in `OpenIDRoutes`.
+enum OIDCRoutes {
+    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, oidc service: OIDCService?) {
+        @Sendable func oidc() throws -> OIDCService {
+            guard let service else { throw HTTPError(status: 404, code: "not_found", message: "This server runs no OpenID provider.") }
+            return service
+        }
+        routes.respond(Endpoints.authorize, groups.signIn) { context, _ in
+            try authorize(try oidc(), query: context.request.query)
+        }
+        routes.on(Endpoints.beginDeviceSignIn, groups.signIn) { _, body in
+            let challenge: DeviceSignInChallenge
+            do {
+                challenge = try oidc().beginDeviceSignIn(body.parameters, deviceID: body.deviceID)
+            } catch let error as AuthorizationRequestError {
+                throw error.error
+            }
+            return DeviceSignInChallengeResponse(authorizationID: challenge.authorizationID, challenge: challenge.challenge.base64URLEncodedString,
+                                                 rpID: challenge.rpID, origin: challenge.origin, expiresAt: challenge.expiresAt)
+        }
+        routes.on(Endpoints.completeDeviceSignIn, groups.signIn) { context, body in
+            guard let authenticatorData = Data(base64URLEncoded: body.authenticatorData),
+                  let clientData = Data(base64URLEncoded: body.clientDataJSON), let signature = Data(base64URLEncoded: body.signature),
+                  signature.count <= 80, authenticatorData.count <= 1024, clientData.count <= 4096 else {
+                throw OIDCError.invalid("assertion", "fields must be base64url (authenticator_data, client_data_json, signature)")
+            }
+            let issued = try oidc().completeDeviceSignIn(
+                authorizationID: try context.parameter("id"),
+                assertion: WebAuthnAssertion(credentialID: body.credentialID, authenticatorData: authenticatorData,
+                                             clientDataJSON: clientData, signature: signature),
+                client: context.request.remoteAddress?.description)
+            return AuthorizationCodeResponse(code: issued.code, state: issued.state, redirectURI: issued.redirectURI, iss: issued.issuer,
+                                             location: issued.location)
+        }
+        routes.respond(Endpoints.userInfo, groups.anyone) { context, _ in
+            do {
+                guard let token = AccessGroups.bearer(context.request) else {
+                    throw OAuthError(.invalidToken, "send the access token as Authorization: Bearer")
+                }
+                return OpenIDRoutes.noStore(try .wire(UserInfoResponse(sub: try oidc().userInfo(accessToken: token)["sub"] as? String ?? "")))
+            } catch let error as OAuthError {
+                // RFC 6750 §3: the challenge says why.
+                var response = Response.json(raw: try WireJSON.encoder().encode(OAuthErrorResponse(error: error.code.rawValue,
+                                                                                                      errorDescription: error.description)),
+                                             status: error.status)
+                response.headers.set("WWW-Authenticate", #"Bearer error="\#(error.code.rawValue)""#)
+                return response
+            }
+        }
+        routes.respond(Endpoints.revokeToken, groups.signIn) { context, form in
+            let oidc = try oidc()
+            let client = try oidc.authenticateClient(basic: OpenIDRoutes.basicCredentials(context.request), form: form)
+            guard let token = form["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is required") }
+            try oidc.revoke(client: client, token: token)
+            return OpenIDRoutes.noStore(Response(status: 200))
+        }
+        routes.respond(Endpoints.introspectToken, groups.signIn) { context, form in
+            let oidc = try oidc()
+            let client = try oidc.authenticateClient(basic: OpenIDRoutes.basicCredentials(context.request), form: form)
+            guard let token = form["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is required") }
+            let answer = try oidc.introspect(client: client, token: token)
+            return OpenIDRoutes.noStore(.json(raw: try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys, .withoutEscapingSlashes])))
+        }
+        routes.on(Endpoints.createOIDCClient, groups.admin) { _, body in
+            guard let kind = OIDCClient.Kind(rawValue: body.clientType) else {
+                throw OIDCError.invalid("client_type", "must be public or confidential")
+            }
+            let draft = OIDCClientDraft(name: body.name, kind: kind, redirectURIs: body.redirectURIs,
+                                        scopes: body.scopes ?? OIDCService.supportedScopes,
+                                        encryptionJWK: try body.encryptionJWK.map(jwkJSON), assertionJWK: try body.assertionJWK.map(jwkJSON))
+            let (client, secret) = try oidc().createClient(draft)
+            var info = try clientInfo(client)
+            info.clientSecret = secret
+            return info
+        }
+        routes.on(Endpoints.oidcClients, groups.admin) { _, _ in
+            OIDCClientList(clients: try oidc().clients().map(clientInfo))
+        }
+        routes.on(Endpoints.oidcClient, groups.admin) { context, _ in
+            try clientInfo(try oidc().client(id: try context.parameter("id")))
+        }
+        routes.on(Endpoints.deleteOIDCClient, groups.admin) { context, _ in
+            try oidc().deleteClient(id: try context.parameter("id"))
+            return NoContent()
+        }
+    }
+
+    /// `GET /oauth2/authorize`: errors go back to the client's redirect URI once the client and
+    /// the URI are known good, and to the user agent otherwise; a valid request gets the page
+    /// that tells the user to approve it on their bound device.
+    static func authorize(_ oidc: OIDCService, query: [String: String]) throws -> Response {
+        let request: AuthorizationRequest
+        do {
+            request = try oidc.validate(query)
+        } catch let refusal as AuthorizationRequestError {
+            guard let redirectURI = refusal.redirectURI else { throw refusal.error }
+            return redirect(AuthorizationRedirect.location(redirectURI, [
+                "error": refusal.error.code.rawValue, "error_description": refusal.error.description, "state": refusal.state,
+                "iss": oidc.policy.issuer,
+            ]))
+        }
+        if request.prompt.contains("none") {
+            // No browser session is kept here: a silent sign-in cannot be met.
+            return redirect(AuthorizationRedirect.location(request.redirectURI, [
+                "error": OAuthError.Code.loginRequired.rawValue, "error_description": "sign in on your bound device",
+                "state": request.state, "iss": oidc.policy.issuer,
+            ]))
+        }
+        let client = try oidc.client(id: request.clientID)
+        var response = Response.text(AuthorizePage.html(clientName: client.name), contentType: "text/html; charset=utf-8")
+        response.headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+        response.headers.set("X-Content-Type-Options", "nosniff")
+        response.headers.set("Referrer-Policy", "no-referrer")
+        return OpenIDRoutes.noStore(response)
+    }
+
+    static func redirect(_ location: String) -> Response {
+        var response = Response(status: 302)
+        response.headers.set("Location", location)
+        return OpenIDRoutes.noStore(response)
+    }
+
+    static func clientInfo(_ client: OIDCClient) throws -> OIDCClientInfo {
+        let decode = { (json: String?) in try json.map { try JSONDecoder().decode(ClientJWK.self, from: Data($0.utf8)) } }
+        let method = client.kind == .public ? "none" : client.assertionJWK != nil ? "private_key_jwt" : "client_secret_basic"
+        return OIDCClientInfo(clientID: client.id, name: client.name, clientType: client.kind.rawValue, redirectURIs: client.redirectURIs,
+                              scopes: client.scopes, tokenEndpointAuthMethod: method, encryptionJWK: try decode(client.encryptionJWK),
+                              assertionJWK: try decode(client.assertionJWK), createdAt: client.createdAt)
+    }
+
+    static func jwkJSON(_ jwk: ClientJWK) throws -> String {
+        String(decoding: try WireJSON.encoder().encode(jwk), as: UTF8.self)
+    }
+}
+
+/// The page a browser sees for a valid authorization request.
+enum AuthorizePage {
+    static func html(clientName: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Sign in – Custos</title></head>
+        <body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 3rem auto; padding: 0 1rem">
+        <h1>Sign in to \(escape(clientName))</h1>
+        <p>This sign-in is approved on the device bound to your account: open the app on it and confirm with its
+        local authentication.</p>
+        </body></html>
+        """
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "'", with: "&#39;")
+    }
+}

@@ -1,0 +1,56 @@
+import CustosAPI
+import CustosSDK
+import Foundation
+
+/// A new device for an active user: `custos device register` (with the password or a
+/// registration code) and the relying party's `custos admin device link` that issues the code.
+enum DeviceRegistrationCommands {
+    static let all: [Command] = [register, link]
+
+    static let user = Option<String?>.text("user", "USER", help: "the user id")
+    static let code = Option<String?>.text("code", "CODE", help: "the registration code (from admin device link); without it, the password")
+    static let name = Option<String?>.text("name", "NAME", help: "device name (default: this host's name)")
+
+    static let register = Command(spec: CommandSpec(
+        path: "device register", summary: "Bind this device to an active user with a registration code or the password; log in.",
+        options: [user.spec, code.spec, name.spec, ClientOptions.passwordStdin.spec,
+                  ClientOptions.server.spec, ClientOptions.profile.spec, ClientOptions.json.spec],
+        example: "custos device register --user alice --code rc_…"),
+        validate: { arguments in
+            guard arguments[user] != nil else { throw UsageError("--user is required") }
+            if arguments[code] != nil, arguments[ClientOptions.passwordStdin] { throw UsageError("give --code or the password, not both") }
+        }
+    ) { arguments in
+        let userID = arguments[user]!
+        let server = try ClientOptions.serverURL(arguments)
+        let directory = Profile.directory(arguments)
+        let client = try Profile.client(server: server, directory: directory)
+        let deviceName = arguments[name] ?? ProcessInfo.processInfo.hostName
+        let result: AuthenticationResult
+        if let registrationCode = arguments[code] {
+            result = try await client.registerDevice(userID: userID, registrationCode: registrationCode, deviceName: deviceName)
+        } else {
+            let password = try PasswordInput.read(arguments, prompt: "Password for \(userID): ")
+            result = try await client.registerDevice(userID: userID, password: password, deviceName: deviceName)
+        }
+        if let deviceID = result.deviceID {
+            try Profile(server: server.absoluteString, userID: userID, deviceID: deviceID, sessionToken: result.session?.token).save(directory)
+        }
+        return try DeviceCommands.report(arguments, result, success: "registered \(result.deviceID ?? "?") for \(userID); logged in")
+    }
+
+    static let link = Command(spec: CommandSpec(
+        path: "admin device link", summary: "Issue a one-time registration code that binds a new device to an active user.",
+        options: AdminUserCommands.remote + [user.spec], example: "custos admin device link --user alice"),
+        validate: { arguments in
+            guard arguments[user] != nil else { throw UsageError("--user is required") }
+        }
+    ) { arguments in
+        let issued = try await ClientOptions.adminClient(arguments).issueRegistrationCode(arguments[user]!)
+        try ClientOptions.output(arguments, issued) {
+            ["registration code for \(issued.userID) (single use, expires \(iso(issued.expiresAt))):", issued.registrationCode,
+             "on the new device: custos device register --user \(issued.userID) --code \(issued.registrationCode)"]
+        }
+        return .ok
+    }
+}
