@@ -17,6 +17,8 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        // libcurl (OpenSSL flavour) for webhook deliveries: no redirects, the checked addresses pinned.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         // C++17 over Debian's dlib 19.24 (+ libjpeg, libpng) behind a plain C API; see Sources/CFaceShim.
         .target(
             name: "CFaceShim",
@@ -37,7 +39,7 @@ let package = Package(
         // OpenSSL + Argon2 implementations of Core's crypto protocols.
         .target(name: "CustosCrypto", dependencies: ["CustosAPI", "CustosCore", "COpenSSL", "CArgon2"]),
         // Handlers: wire types <-> domain, error -> HTTP mapping, routes.
-        .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP"]),
+        .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CCurl"]),
         // Face engine: Swift over CFaceShim; implements Core's face protocols.
         .target(name: "CustosFace", dependencies: ["CustosCore", "CFaceShim"]),
         // The live wiring: configuration -> master keys, store, crypto, face engine -> services,

@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 packages=(
-  libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev libargon2-dev
+  libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev libargon2-dev libcurl4-openssl-dev
   libdlib-dev libblas-dev liblapack-dev libopenblas0-pthread
   pkg-config postgresql wrk curl python3-venv
 )

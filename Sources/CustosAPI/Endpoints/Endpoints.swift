@@ -86,6 +86,12 @@ public enum Endpoints {
     /// The device's WebAuthn assertion over the challenge; the answer is the authorization code.
     public static let completeDeviceSignIn = Endpoint<WebAuthnAssertionBody, AuthorizationCodeResponse>(
         .post, "/v1/oidc/device-sign-in/{id}/assertion", .anyone)
+    /// The signed-in user registers a passkey (a browser or platform authenticator): the options,
+    /// then the attestation (`none` or `packed` self-attestation); the passkey then signs in
+    /// through the device sign-in as a bound device does (its device id `pk_` + credential id).
+    public static let beginPasskeyRegistration = Endpoint<NoContent, PasskeyRegistrationOptions>(.post, "/v1/passkeys/registration", .session, status: 201)
+    public static let completePasskeyRegistration = Endpoint<PasskeyRegistrationRequest, DeviceInfo>(
+        .post, "/v1/passkeys/registration/{id}", .session, status: 201)
     public static let createOIDCClient = Endpoint<CreateOIDCClientRequest, OIDCClientInfo>(.post, "/v1/admin/oidc/clients", .apiKey(.admin), status: 201)
     public static let oidcClients = Endpoint<NoContent, OIDCClientList>(.get, "/v1/admin/oidc/clients", .apiKey(.admin))
     public static let oidcClient = Endpoint<NoContent, OIDCClientInfo>(.get, "/v1/admin/oidc/clients/{id}", .apiKey(.admin))
@@ -103,6 +109,6 @@ public enum Endpoints {
         createNotification.erased, notificationResult.erased, webhookSecret.erased, notifications.erased, notificationHistory.erased,
         updateNotification.erased, openIDConfiguration.erased, backchannelAuthentication.erased, token.erased, registerCIBAClient.erased,
         authorize.erased, userInfo.erased, revokeToken.erased, introspectToken.erased, beginDeviceSignIn.erased, completeDeviceSignIn.erased,
-        createOIDCClient.erased, oidcClients.erased, oidcClient.erased, deleteOIDCClient.erased,
+        beginPasskeyRegistration.erased, completePasskeyRegistration.erased, createOIDCClient.erased, oidcClients.erased, oidcClient.erased, deleteOIDCClient.erased,
     ]
 }

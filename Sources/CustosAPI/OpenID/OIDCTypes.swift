@@ -249,3 +249,63 @@ public struct UserInfoResponse: Codable, Equatable, Sendable {
         self.sub = sub
     }
 }
+
+/// What to pass to `navigator.credentials.create` (or a platform authenticator) to register a
+/// passkey for the signed-in user: WebAuthn `PublicKeyCredentialCreationOptions` in short.
+public struct PasskeyRegistrationOptions: Codable, Equatable, Sendable {
+    public var registrationID: String
+    /// base64url of the challenge bytes.
+    public var challenge: String
+    public var rpID: String
+    public var origin: String
+    /// The user the credential is for (`user.id` and `user.name`).
+    public var userID: String
+    /// COSE algorithms accepted: ES256 (-7) only.
+    public var algorithms: [Int]
+    /// `none` is asked for; `packed` self-attestation is accepted too.
+    public var attestation: String
+    public var userVerification: String
+    public var expiresAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case challenge, origin, algorithms, attestation
+        case registrationID = "registration_id"
+        case rpID = "rp_id"
+        case userID = "user_id"
+        case userVerification = "user_verification"
+        case expiresAt = "expires_at"
+    }
+
+    public init(registrationID: String, challenge: String, rpID: String, origin: String, userID: String, algorithms: [Int] = [-7],
+                attestation: String = "none", userVerification: String = "required", expiresAt: Date) {
+        self.registrationID = registrationID
+        self.challenge = challenge
+        self.rpID = rpID
+        self.origin = origin
+        self.userID = userID
+        self.algorithms = algorithms
+        self.attestation = attestation
+        self.userVerification = userVerification
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The authenticator's answer to `PasskeyRegistrationOptions` (base64url byte strings).
+public struct PasskeyRegistrationRequest: Codable, Equatable, Sendable {
+    public var attestationObject: String
+    public var clientDataJSON: String
+    /// The name the passkey gets in the user's device list.
+    public var name: String
+
+    enum CodingKeys: String, CodingKey {
+        case name
+        case attestationObject = "attestation_object"
+        case clientDataJSON = "client_data_json"
+    }
+
+    public init(attestationObject: String, clientDataJSON: String, name: String) {
+        self.attestationObject = attestationObject
+        self.clientDataJSON = clientDataJSON
+        self.name = name
+    }
+}

@@ -92,21 +92,26 @@ struct AttestedAuthenticatorData {
         guard bytes.count >= 55 else { throw WebAuthnFailure.malformed("the attested credential data is truncated") }
         aaguid = Data(bytes[37..<53])
         let idLength = Int(bytes[53]) << 8 | Int(bytes[54])
-        guard idLength > 0, idLength <= Self.maximumCredentialIDLength else {
-            throw WebAuthnFailure.malformed("the credential id must be 1 to \(Self.maximumCredentialIDLength) bytes, not \(idLength)")
+        guard idLength > 0, idLength <= AttestedAuthenticatorData.maximumCredentialIDLength else {
+            throw WebAuthnFailure.malformed(
+                "the credential id must be 1 to \(AttestedAuthenticatorData.maximumCredentialIDLength) bytes, not \(idLength)")
         }
         var offset = 55
         guard bytes.count - offset >= idLength else { throw WebAuthnFailure.malformed("the credential id is truncated") }
         credentialID = Data(bytes[offset..<(offset + idLength)])
         offset += idLength
         // A COSE key nests one level; a little room, and no more, for what an authenticator sends.
-        let key = try Self.cbor("the credential public key") { try CBORValue.decode(Data(bytes[offset...]), maximumDepth: 4) }
+        let key = try AttestedAuthenticatorData.cbor("the credential public key") {
+            try CBORValue.decode(Data(bytes[offset...]), maximumDepth: 4)
+        }
         credentialPublicKey = key.value
         offset += key.length
         if head.flags & AuthenticatorData.extensionData != 0 {
             // Extension outputs are not used, but must be well formed, so that the end of the
             // data is known and nothing can follow them unread.
-            let extensions = try Self.cbor("the extensions") { try CBORValue.decode(Data(bytes[offset...])) }
+            let extensions = try AttestedAuthenticatorData.cbor("the extensions") {
+                try CBORValue.decode(Data(bytes[offset...]))
+            }
             guard case .map = extensions.value else { throw WebAuthnFailure.malformed("the extensions are not a CBOR map") }
             offset += extensions.length
         }
@@ -191,7 +196,8 @@ extension WebAuthnVerifier {
             // credential's own key.
             let signed = [UInt8](authData) + [UInt8](digester.digest(bytes: attestation.clientDataJSON))
             guard keys.verify(derSignature: [UInt8](signature), message: signed, key: key) else {
-                throw WebAuthnRegistrationFailure.invalidAttestation("the packed self-attestation signature does not verify under the credential's key")
+                throw WebAuthnRegistrationFailure.invalidAttestation(
+                    "the packed self-attestation signature does not verify under the credential's key")
             }
         }
 
@@ -214,7 +220,8 @@ extension WebAuthnVerifier {
                     "packed attestation with a certificate chain (x5c) is not supported; register with attestation \"none\"")
             }
             guard value["alg"]?.int == -7 else {
-                throw WebAuthnRegistrationFailure.invalidAttestation("packed self-attestation must use alg -7 (ES256), the credential's algorithm")
+                throw WebAuthnRegistrationFailure.invalidAttestation(
+                    "packed self-attestation must use alg -7 (ES256), the credential's algorithm")
             }
             guard let signature = value["sig"]?.bytes else {
                 throw WebAuthnRegistrationFailure.invalidAttestation("packed attStmt has no sig byte string")

@@ -68,6 +68,21 @@ enum OIDCRoutes {
             let answer = try oidc.introspect(client: client, token: token)
             return OpenIDRoutes.noStore(.json(raw: try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys, .withoutEscapingSlashes])))
         }
+        routes.on(Endpoints.beginPasskeyRegistration, groups.session) { context, _ in
+            let options = try oidc().beginPasskeyRegistration(userID: context.caller.userID)
+            return PasskeyRegistrationOptions(registrationID: options.registrationID, challenge: options.challenge.base64URLEncodedString,
+                                              rpID: options.rpID, origin: options.origin, userID: options.userID, expiresAt: options.expiresAt)
+        }
+        routes.on(Endpoints.completePasskeyRegistration, groups.session) { context, body in
+            guard let attestation = Data(base64URLEncoded: body.attestationObject), attestation.count <= 16384,
+                  let clientData = Data(base64URLEncoded: body.clientDataJSON), clientData.count <= 4096 else {
+                throw OIDCError.invalid("attestation", "attestation_object and client_data_json must be base64url")
+            }
+            let device = try oidc().completePasskeyRegistration(
+                userID: context.caller.userID, registrationID: try context.parameter("id"),
+                attestation: WebAuthnAttestation(attestationObject: attestation, clientDataJSON: clientData), name: body.name)
+            return WireMapping.device(device)
+        }
         routes.on(Endpoints.createOIDCClient, groups.admin) { _, body in
             guard let kind = OIDCClient.Kind(rawValue: body.clientType) else {
                 throw OIDCError.invalid("client_type", "must be public or confidential")

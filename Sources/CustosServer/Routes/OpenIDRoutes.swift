@@ -28,7 +28,10 @@ enum OpenIDRoutes {
         }
         routes.respond(Endpoints.token, groups.signIn) { context, form in
             guard form["grant_type"] == cibaGrant else {
-                guard let oidc else { throw OAuthError(.unsupportedGrantType, "this token endpoint serves the grant \(cibaGrant)") }
+                let served = [OIDCService.authorizationCodeGrant, OIDCService.refreshTokenGrant]
+                guard let oidc, let grant = form["grant_type"], served.contains(grant) else {
+                    throw OAuthError(.unsupportedGrantType, "this token endpoint serves the grants \((oidc == nil ? [] : served) + [cibaGrant])")
+                }
                 let client = try oidc.authenticateClient(basic: basicCredentials(context.request), form: form)
                 return noStore(try .wire(try oidc.token(client: client, form: form)))
             }

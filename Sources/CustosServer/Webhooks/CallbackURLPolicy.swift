@@ -16,6 +16,20 @@ public struct CallbackURLPolicy: CallbackURLValidator {
     }
 
     public func validate(_ url: String) throws {
+        _ = try checked(url)
+    }
+
+    /// A callback URL that passed the checks, with the addresses it was checked at: the
+    /// delivery connects to these and no others, so a name re-pointed between the check and
+    /// the connection (DNS rebinding) reaches nothing new.
+    struct CheckedCallback {
+        let host: String
+        let port: Int
+        /// Numeric addresses, IPv6 in brackets (curl's `--resolve` form).
+        let addresses: [String]
+    }
+
+    func checked(_ url: String) throws -> CheckedCallback {
         guard url.utf8.count <= 2048, let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
               let host = components.host, !host.isEmpty else {
             throw StepUpError.invalidCallback("must be an absolute https URL")
@@ -43,6 +57,8 @@ public struct CallbackURLPolicy: CallbackURLValidator {
                 throw StepUpError.invalidCallback("points at an address that cannot be called")
             }
         }
+        let port = components.port ?? (scheme == "https" ? 443 : 80)
+        return CheckedCallback(host: host, port: port, addresses: addresses.map(\.text))
     }
 
     /// One resolved address and what kind of network it is in.
@@ -50,6 +66,15 @@ public struct CallbackURLPolicy: CallbackURLValidator {
         enum Kind: String { case `public`, loopback, privateNetwork = "private", linkLocal = "link-local", unusable }
         let bytes: [UInt8]
         var kind: Kind { Self.classify(bytes) }
+
+        /// The numeric form (`203.0.113.7`, `[2001:db8::1]`).
+        var text: String {
+            var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+            let family = bytes.count == 4 ? AF_INET : AF_INET6
+            _ = bytes.withUnsafeBytes { inet_ntop(family, $0.baseAddress, &buffer, socklen_t(buffer.count)) }
+            let numeric = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            return bytes.count == 4 ? numeric : "[\(numeric)]"
+        }
 
         static func classify(_ bytes: [UInt8]) -> Kind {
             if bytes.count == 16 {

@@ -2,9 +2,6 @@ import CustosCore
 import CustosHTTP
 import Foundation
 import Synchronization
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// Delivers the webhook outbox: leases due rows (one node per row, whatever the number of
 /// nodes), POSTs each signed body to its callback, and records the attempt: delivered on a
@@ -14,19 +11,19 @@ import FoundationNetworking
 public final class WebhookDispatcher: @unchecked Sendable {
     private let store: any WebhookOutboxStore
     private let signer: any WebhookSigner
-    private let callbacks: any CallbackURLValidator
+    private let callbacks: CallbackURLPolicy
     private let policy: NotificationPolicy
     private let configuration: WebhookConfiguration
     private let clock: any Clock
     private let logger: Logger
     /// This process's name on the leases it takes.
     public let owner: String
-    private let session: URLSession
+    private let poster: CurlPoster
     private let timer: DispatchSourceTimer
     private let running = Mutex((busy: false, again: false))
     private let bellQueue = DispatchQueue(label: "custos.webhooks.bell")
 
-    public init(store: any WebhookOutboxStore, signer: any WebhookSigner, callbacks: any CallbackURLValidator, policy: NotificationPolicy,
+    public init(store: any WebhookOutboxStore, signer: any WebhookSigner, callbacks: CallbackURLPolicy, policy: NotificationPolicy,
                 configuration: WebhookConfiguration, clock: any Clock, logger: Logger) {
         self.store = store
         self.signer = signer
@@ -36,11 +33,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
         self.clock = clock
         self.logger = logger
         owner = "node-" + UUID().uuidString.lowercased()
-        let sessionConfiguration = URLSessionConfiguration.ephemeral
-        sessionConfiguration.timeoutIntervalForRequest = configuration.connectTimeout
-        sessionConfiguration.timeoutIntervalForResource = configuration.totalTimeout
-        sessionConfiguration.httpMaximumConnectionsPerHost = configuration.concurrency
-        session = URLSession(configuration: sessionConfiguration, delegate: NoRedirects(), delegateQueue: nil)
+        poster = CurlPoster(connectTimeout: configuration.connectTimeout, totalTimeout: configuration.totalTimeout)
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "custos.webhooks"))
     }
 
@@ -57,12 +50,10 @@ public final class WebhookDispatcher: @unchecked Sendable {
         bellQueue.async { [weak self] in self?.drain() }
     }
 
-    /// Stops the worker (deliveries in flight finish; their leases run out if the process ends).
-    /// In-flight tasks are left to end by their timeouts rather than cancelled: Foundation on
-    /// Linux traps when a task is cancelled while its redirect decision is pending.
+    /// Stops the worker (deliveries in flight finish within their timeout; their leases run out
+    /// if the process ends).
     public func stop() {
         timer.cancel()
-        session.finishTasksAndInvalidate()
     }
 
     /// Sends what is due until nothing is; returns how many deliveries were attempted.
@@ -127,50 +118,18 @@ public final class WebhookDispatcher: @unchecked Sendable {
 
     /// POSTs the body; the answer's status, or why there was none.
     private func send(_ delivery: WebhookDelivery) -> (Int?, String?) {
+        let callback: CallbackURLPolicy.CheckedCallback
         do {
-            try callbacks.validate(delivery.url)
+            callback = try callbacks.checked(delivery.url)
         } catch let error as StepUpError {
             return (nil, error.message)
         } catch {
             return (nil, "\(error)")
         }
-        guard let url = URL(string: delivery.url) else { return (nil, "unreadable URL") }
-        var request = URLRequest(url: url)
-        request.httpMethod = "POST"
-        request.httpBody = delivery.body
         let timestamp = Int(clock.now().timeIntervalSince1970)
-        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-        request.setValue(delivery.id, forHTTPHeaderField: "X-Custos-Delivery")
-        request.setValue(delivery.id, forHTTPHeaderField: "Idempotency-Key")
-        if let authorization = delivery.authorization { request.setValue(authorization, forHTTPHeaderField: "Authorization") }
-        request.setValue(signer.signatureHeader(apiKeyID: delivery.apiKeyID, timestamp: timestamp, body: delivery.body),
-                         forHTTPHeaderField: "X-Custos-Signature")
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<(Int?, String?)>((nil, "no answer"))
-        let task = session.dataTask(with: request) { _, response, error in
-            outcome.withLock { value in
-                if let response = response as? HTTPURLResponse {
-                    value = (response.statusCode, (200..<300).contains(response.statusCode) ? nil : "HTTP \(response.statusCode)")
-                } else {
-                    value = (nil, error.map { String(describing: type(of: $0)) + ": " + $0.localizedDescription } ?? "no answer")
-                }
-            }
-            done.signal()
-        }
-        task.resume()
-        // The session's own resource timeout ends the task; this wait is only a backstop (the
-        // task is not cancelled here, for the reason `stop` gives).
-        if done.wait(timeout: .now() + configuration.totalTimeout + 1) == .timedOut {
-            return (nil, "timed out after \(Int(configuration.totalTimeout)) s")
-        }
-        return outcome.withLock { $0 }
-    }
-}
-
-/// A receiver's redirect is not followed: it could point anywhere, the operator's network included.
-private final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
-        completionHandler(nil)
+        var headers = [("Content-Type", "application/json"), ("X-Custos-Delivery", delivery.id), ("Idempotency-Key", delivery.id),
+                       ("X-Custos-Signature", signer.signatureHeader(apiKeyID: delivery.apiKeyID, timestamp: timestamp, body: delivery.body))]
+        if let authorization = delivery.authorization { headers.append(("Authorization", authorization)) }
+        return poster.post(delivery.url, pinned: callback, headers: headers, body: delivery.body)
     }
 }

@@ -1,0 +1,131 @@
+import CustosAPI
+import CustosCore
+import CustosCrypto
+import CustosTestSupport
+import Foundation
+import Testing
+
+/// Passkeys: the WebAuthn registration ceremony (attestation `none` and `packed`
+/// self-attestation), judged by our verifier and by py_webauthn on the same bytes, then the
+/// passkey signing in through the same verifier as a bound device.
+@Suite struct PasskeyTests {
+    /// Just enough CBOR to write attestation objects.
+    enum CBOR {
+        indirect case int(Int), bytes(Data), text(String), map([(CBOR, CBOR)])
+
+        var encoded: Data {
+            func head(_ major: UInt8, _ value: UInt64) -> Data {
+                switch value {
+                case ..<24: return Data([major << 5 | UInt8(value)])
+                case ..<256: return Data([major << 5 | 24, UInt8(value)])
+                case ..<65536: return Data([major << 5 | 25, UInt8(value >> 8), UInt8(value & 0xff)])
+                default: return Data([major << 5 | 26]) + withUnsafeBytes(of: UInt32(value).bigEndian) { Data($0) }
+                }
+            }
+            switch self {
+            case .int(let value): return value >= 0 ? head(0, UInt64(value)) : head(1, UInt64(-1 - value))
+            case .bytes(let data): return head(2, UInt64(data.count)) + data
+            case .text(let text): return head(3, UInt64(text.utf8.count)) + Data(text.utf8)
+            case .map(let pairs): return pairs.reduce(head(5, UInt64(pairs.count))) { $0 + $1.0.encoded + $1.1.encoded }
+            }
+        }
+    }
+
+    struct Registration {
+        var attestationObject: Data
+        var clientDataJSON: Data
+        var credentialID: Data
+    }
+
+    static func registration(key: P256.PrivateKey, challenge: String, rpID: String, origin: String, format: String,
+                             flags: UInt8 = 0x45) throws -> Registration {
+        let credentialID = Data((0..<16).map { _ in UInt8.random(in: 0...255) })
+        let coseKey = CBOR.map([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)),
+                                (.int(-2), .bytes(Data(key.publicKey.x))), (.int(-3), .bytes(Data(key.publicKey.y)))]).encoded
+        var authData = Data(SHA256.hash(Array(rpID.utf8)))
+        authData.append(flags)
+        authData.append(contentsOf: [0, 0, 0, 0])
+        authData.append(Data(repeating: 0, count: 16))
+        authData.append(contentsOf: [0, UInt8(credentialID.count)])
+        authData.append(credentialID + coseKey)
+        let clientData = try JSONSerialization.data(withJSONObject: ["type": "webauthn.create", "challenge": challenge, "origin": origin],
+                                                    options: [.sortedKeys, .withoutEscapingSlashes])
+        var statement = CBOR.map([])
+        if format == "packed" {
+            let signature = try key.signDER(Array(authData + SHA256.hash(clientData)))
+            statement = .map([(.text("alg"), .int(-7)), (.text("sig"), .bytes(Data(signature)))])
+        }
+        let object = CBOR.map([(.text("fmt"), .text(format)), (.text("attStmt"), statement), (.text("authData"), .bytes(authData))]).encoded
+        return Registration(attestationObject: object, clientDataJSON: clientData, credentialID: credentialID)
+    }
+
+    @Test func ourVerifierAndPyWebAuthnAgreeOnRegistrations() throws {
+        try #require(OutsideClients.isAvailable, "\(OutsideClients.missingMessage)")
+        let rpID = "login.example.com", origin = "https://login.example.com"
+        let challenge = Data((0..<32).map { _ in UInt8.random(in: 0...255) })
+        let text = challenge.base64URLEncodedString
+        let cases: [(String, Registration, Bool)] = [
+            ("none", try Self.registration(key: .generate(), challenge: text, rpID: rpID, origin: origin, format: "none"), true),
+            ("packed", try Self.registration(key: .generate(), challenge: text, rpID: rpID, origin: origin, format: "packed"), true),
+            ("wrong_rp_id", try Self.registration(key: .generate(), challenge: text, rpID: "evil.test", origin: origin, format: "none"), false),
+            ("wrong_origin", try Self.registration(key: .generate(), challenge: text, rpID: rpID, origin: "https://evil.test", format: "none"), false),
+            ("no_user_verification", try Self.registration(key: .generate(), challenge: text, rpID: rpID, origin: origin, format: "none",
+                                                           flags: 0x41), false),
+            ("other_challenge", try Self.registration(key: .generate(), challenge: Data(repeating: 1, count: 32).base64URLEncodedString,
+                                                      rpID: rpID, origin: origin, format: "packed"), false),
+        ]
+        let verifier = WebAuthnVerifier(rpID: rpID, origins: [origin], keys: P256DeviceKeyVerifier(), digester: SHA256SecretDigester())
+        let spec: [String: Any] = [
+            "rp_id": rpID, "origin": origin, "challenge": text,
+            "cases": cases.map { name, registration, _ in
+                ["name": name, "credential_id": registration.credentialID.base64URLEncodedString,
+                 "attestation_object": registration.attestationObject.base64URLEncodedString,
+                 "client_data_json": registration.clientDataJSON.base64URLEncodedString]
+            },
+        ]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webauthn-registrations-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try JSONSerialization.data(withJSONObject: spec).write(to: file)
+        let outside = try OutsideClients.run("webauthn_register.py", [file.path])
+        let theirs = try #require(try JSONSerialization.jsonObject(with: Data(outside.output.utf8)) as? [String: String], "\(outside.output)")
+        for (name, registration, expected) in cases {
+            let ours = try? verifier.verifyRegistration(WebAuthnAttestation(attestationObject: registration.attestationObject,
+                                                                            clientDataJSON: registration.clientDataJSON),
+                                                        challengeDigest: SHA256.hash(challenge), requireUserVerification: true)
+            #expect((ours != nil) == expected, "ours on \(name)")
+            #expect(theirs[name]?.hasPrefix("accepted") == expected, "py_webauthn on \(name): \(theirs[name] ?? "missing")")
+            if expected { #expect(ours?.credentialID == registration.credentialID && theirs[name] == "accepted \(name)") }
+        }
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aRegisteredPasskeySignsInLikeABoundDevice(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
+        let bearer = try #require(client.session.sessionToken)
+        let api = RawAPI(base: live.baseURL)
+        let options: PasskeyRegistrationOptions = try await api.post("/v1/passkeys/registration", NoContent(), bearer: bearer)
+        #expect(options.algorithms == [-7] && options.userVerification == "required" && options.userID == userID)
+        let key = try P256.PrivateKey.generate()
+        let made = try Self.registration(key: key, challenge: options.challenge, rpID: options.rpID, origin: options.origin, format: "packed")
+        let body = PasskeyRegistrationRequest(attestationObject: made.attestationObject.base64URLEncodedString,
+                                              clientDataJSON: made.clientDataJSON.base64URLEncodedString, name: "security key")
+        let device: DeviceInfo = try await api.post("/v1/passkeys/registration/\(options.registrationID)", body, bearer: bearer)
+        #expect(device.deviceID == "pk_" + made.credentialID.base64URLEncodedString && device.name == "security key")
+        // The registration is single use, and needs the session of the user it was made for.
+        let (status, _) = try await api.postRaw("/v1/passkeys/registration/\(options.registrationID)", body, bearer: bearer)
+        #expect(status == 410)
+        let (anonymous, _) = try await api.postRaw("/v1/passkeys/registration", NoContent())
+        #expect(anonymous == 401)
+
+        // The passkey signs in through the device sign-in, with the same verifier.
+        let appClient = try await live.admin(scope: .admin).createOIDCClient(CreateOIDCClientRequest(
+            name: "Web", clientType: "public", redirectURIs: [SignInFixture.redirect]))
+        let passkey = BoundSignInAttackTests.RawDevice(api: api, userID: userID, deviceID: device.deviceID, key: key, clientID: appClient.clientID)
+        let challenge = try await passkey.begin()
+        let code: AuthorizationCodeResponse = try await api.post("/v1/oidc/device-sign-in/\(challenge.authorizationID)/assertion",
+                                                                 try passkey.assertion(challenge))
+        #expect(code.code.hasPrefix("ac_"))
+    }
+}
