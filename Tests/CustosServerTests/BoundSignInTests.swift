@@ -57,7 +57,7 @@ struct SignInFixture {
         let response = try await device.authenticateBoundUser(BoundUserAuthenticationRequest(redirectURI: SignInFixture.redirect, showLoader: true))
         #expect(response.location.hasPrefix(SignInFixture.redirect + "?") && response.location.contains("code="))
         #expect(response.codeVerifier != nil && asked.all.count == 1 && asked.all.first?.showLoader == true)
-        #expect(asked.all.first?.action == "sign_in")
+        #expect(asked.all.first?.action == "sign_in" && asked.all.first?.reason == "Sign in to Example app")
 
         let tokens = try await device.exchangeToken(response)
         #expect(tokens.tokenType == "Bearer" && tokens.expiresIn == 300 && tokens.refreshToken != nil)

@@ -175,17 +175,22 @@ public struct DeviceSignInChallengeResponse: Codable, Equatable, Sendable {
     public var origin: String
     /// Always `required`: the device's key is unlocked by the user.
     public var userVerification: String
+    /// The client's registered name, for the device's prompt ("Sign in to …").
+    public var clientName: String
     public var expiresAt: Date
 
     enum CodingKeys: String, CodingKey {
         case challenge, origin
+        case clientName = "client_name"
         case authorizationID = "authorization_id"
         case rpID = "rp_id"
         case userVerification = "user_verification"
         case expiresAt = "expires_at"
     }
 
-    public init(authorizationID: String, challenge: String, rpID: String, origin: String, userVerification: String = "required", expiresAt: Date) {
+    public init(authorizationID: String, challenge: String, rpID: String, origin: String, userVerification: String = "required",
+                clientName: String, expiresAt: Date) {
+        self.clientName = clientName
         self.authorizationID = authorizationID
         self.challenge = challenge
         self.rpID = rpID

@@ -48,7 +48,8 @@ public final class OIDCService: Sendable {
     /// challenge the device is to sign. An unbound device is `unknown_user`; a revoked device
     /// or a disabled or locked user is `access_denied`.
     public func beginDeviceSignIn(_ parameters: [String: String], deviceID: String) throws -> DeviceSignInChallenge {
-        let request = try validate(parameters)
+        let client = try client(named: parameters["client_id"])
+        let request = try AuthorizationRequest.validate(parameters, client: client)
         if request.prompt.contains("none") {
             throw AuthorizationRequestError(OAuthError(.loginRequired, "a bound device's sign-in prompts the user (prompt=none cannot be met)"),
                                             redirectURI: request.redirectURI, state: request.state)
@@ -61,7 +62,7 @@ public final class OIDCService: Sendable {
                                            expiresAt: now.addingTimeInterval(policy.challengeLifetime))
         try store.createPendingAuthorization(pending)
         return DeviceSignInChallenge(authorizationID: pending.id, challenge: challenge, rpID: policy.rpID, origin: policy.origin,
-                                     userID: device.userID, expiresAt: pending.expiresAt)
+                                     userID: device.userID, clientName: client?.name ?? request.clientID, expiresAt: pending.expiresAt)
     }
 
     /// The second step: the device's assertion over the challenge. One attempt per challenge:
@@ -134,6 +135,8 @@ public struct DeviceSignInChallenge: Equatable, Sendable {
     public var rpID: String
     public var origin: String
     public var userID: String
+    /// The client's name, for the device to show ("Sign in to …").
+    public var clientName: String
     public var expiresAt: Date
 }
 

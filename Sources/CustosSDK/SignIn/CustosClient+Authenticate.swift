@@ -38,6 +38,14 @@ extension CustosClient {
         }
     }
 
+    /// `authenticate` for callers that use completion handlers.
+    public func authenticate(_ request: BoundUserAuthenticationRequest, credentials: @escaping @Sendable () async -> SignInCredentials?,
+                             completion: @escaping @Sendable (AuthorizationResponse?, CustosError?) -> Void) {
+        Task {
+            do { completion(try await authenticate(request, credentials: credentials), nil) } catch { completion(nil, CustosError(error)) }
+        }
+    }
+
     /// Binds this device to an active user with the password (a new key in the key store, kept
     /// only once the server accepted it) and opens a session; the answer's `statusCode` is as
     /// at login (100, 401 with `attemptsLeft`, 153, 110). Emits `onUserLoggedIn`.

@@ -63,7 +63,7 @@ extension CustosClient {
             throw Self.signInError(error)
         }
         if let unlock = configuration.localAuthentication {
-            let asked = LocalAuthenticationRequest(notificationUUID: "", action: "sign_in", reason: "Sign in to \(request.clientID)",
+            let asked = LocalAuthenticationRequest(notificationUUID: "", action: "sign_in", reason: "Sign in to \(challenge.clientName)",
                                                    showLoader: showLoader)
             switch await Self.answer(within: timeout, { await unlock(asked) }) {
             case nil: throw CustosError.timeout

@@ -23,7 +23,8 @@ enum OIDCRoutes {
                 throw error.error
             }
             return DeviceSignInChallengeResponse(authorizationID: challenge.authorizationID, challenge: challenge.challenge.base64URLEncodedString,
-                                                 rpID: challenge.rpID, origin: challenge.origin, expiresAt: challenge.expiresAt)
+                                                 rpID: challenge.rpID, origin: challenge.origin, clientName: challenge.clientName,
+                                                 expiresAt: challenge.expiresAt)
         }
         routes.on(Endpoints.completeDeviceSignIn, groups.signIn) { context, body in
             guard let authenticatorData = Data(base64URLEncoded: body.authenticatorData),
