@@ -50,7 +50,9 @@ extension OIDCService {
         } else if verifier != nil {
             throw OAuthError(.invalidGrant, "the authorization request had no code_challenge")
         }
-        guard grant.revokedAt == nil else { throw OAuthError(.invalidGrant, "the grant was revoked") }
+        // The grant is not checked for revocation here: only a second use of this very code can
+        // have revoked it, and of two uses at once one must still get its answer (whose access
+        // and refresh tokens that revocation has already ended).
         return try issueTokens(grant, client: client, scope: grant.scope, idTokenNonce: grant.nonce, now: now)
     }
 
