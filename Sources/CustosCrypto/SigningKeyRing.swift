@@ -103,8 +103,9 @@ extension SigningKeyRing {
         let header = try JWS.unverifiedHeader(compact)
         guard let kid = header.kid else { throw CryptoError.malformedJWS("no kid") }
         var entry = try keysMakingTheFirst(now: now).first { $0.stored.kid == kid }
-        if entry == nil {
-            // A key another node just added: read the store once more.
+        // A key another node just added: read the store again, but at most once a second, so
+        // tokens with made-up key ids cannot turn every request into a database read.
+        if entry == nil, now.timeIntervalSince(loaded.withLock { $0.loadedAt }) >= 1 {
             entry = try current(now: now, reload: true).first { $0.stored.kid == kid }
         }
         guard let entry else { throw CryptoError.signatureVerificationFailed }

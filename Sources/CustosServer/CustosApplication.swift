@@ -53,7 +53,7 @@ public enum CustosApplication {
         KeyRoutes.register(on: &routes, groups, signer: dependencies.signer, clock: dependencies.clock)
         NotificationRoutes.register(on: &routes, groups, notifications: dependencies.notifications, webhookSigner: dependencies.webhookSigner)
         OpenIDRoutes.register(on: &routes, groups, ciba: dependencies.ciba, oidc: dependencies.oidc)
-        OIDCRoutes.register(on: &routes, groups, oidc: dependencies.oidc)
+        OIDCRoutes.register(on: &routes, groups, oidc: dependencies.oidc, identity: dependencies.identity)
         return routes.router
     }
 

@@ -66,6 +66,7 @@ public enum ErrorMapping {
             case .forbidden: 403
             case .notFound: 404
             case .gone: 410
+            case .locked: 423
             }
             return HTTPError(status: status, code: error.code, message: error.message)
         case let error as AuthorizationRequestError:

@@ -187,6 +187,28 @@ struct SignInFixture {
         #expect(events.contains { $0.kind == AuditKind.deviceRegistered.rawValue && $0.details["proof"] == "password" })
     }
 
+    /// No device proves who sends a password to the registration: wrong ones are throttled per
+    /// user and client address, and never lock the user out of the devices they already have.
+    @Test func wrongRegistrationPasswordsAreThrottledAndLockNoOne() async throws {
+        let fixture = try await SignInFixture.make(.sqlite)
+        defer { fixture.live.stop() }
+        let stranger = try fixture.live.client()
+        var answers: [String] = []
+        for _ in 0..<7 {
+            do {
+                let result = try await stranger.registerDevice(userID: fixture.userID, password: "a guessed password", deviceName: "x")
+                answers.append(String(result.statusCode.rawValue))
+            } catch let error as CustosError {
+                answers.append(error.code)
+            }
+        }
+        #expect(answers == ["401", "401", "401", "401", "401", "too_many_attempts", "too_many_attempts"], "\(answers)")
+        // The user was not locked: the bound device still signs in.
+        let user = try #require(try fixture.live.store.user(id: fixture.userID))
+        #expect(user.lockoutCount == 0 && !user.isLocked(at: Date()))
+        _ = try await fixture.device().authenticateBoundUser(BoundUserAuthenticationRequest(redirectURI: SignInFixture.redirect))
+    }
+
     @Test func aRegistrationCodeBindsOneDeviceOnceAndExpires() async throws {
         let fixture = try await SignInFixture.make(.sqlite)
         defer { fixture.live.stop() }

@@ -105,7 +105,13 @@ import Testing
         let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
         let bearer = try #require(client.session.sessionToken)
         let api = RawAPI(base: live.baseURL)
-        let options: PasskeyRegistrationOptions = try await api.post("/v1/passkeys/registration", NoContent(), bearer: bearer)
+        // A stolen session alone cannot add a passkey: the password is asked again, and a wrong
+        // one uses an attempt as any step-up does.
+        let (wrong, wrongError) = try await api.postRaw("/v1/passkeys/registration", PasskeyRegistrationStart(password: "not the password"),
+                                                        bearer: bearer)
+        #expect(wrong == 401 && wrongError.error.code == "credentials_rejected" && wrongError.error.message.contains("4 attempts left"))
+        let options: PasskeyRegistrationOptions = try await api.post("/v1/passkeys/registration",
+                                                                     PasskeyRegistrationStart(password: IdentityFlowTests.password), bearer: bearer)
         #expect(options.algorithms == [-7] && options.userVerification == "required" && options.userID == userID)
         let key = try P256.PrivateKey.generate()
         let made = try Self.registration(key: key, challenge: options.challenge, rpID: options.rpID, origin: options.origin, format: "packed")
@@ -116,7 +122,7 @@ import Testing
         // The registration is single use, and needs the session of the user it was made for.
         let (status, _) = try await api.postRaw("/v1/passkeys/registration/\(options.registrationID)", body, bearer: bearer)
         #expect(status == 410)
-        let (anonymous, _) = try await api.postRaw("/v1/passkeys/registration", NoContent())
+        let (anonymous, _) = try await api.postRaw("/v1/passkeys/registration", PasskeyRegistrationStart(password: IdentityFlowTests.password))
         #expect(anonymous == 401)
 
         // The passkey signs in through the device sign-in, with the same verifier.

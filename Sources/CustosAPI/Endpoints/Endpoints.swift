@@ -86,10 +86,11 @@ public enum Endpoints {
     /// The device's WebAuthn assertion over the challenge; the answer is the authorization code.
     public static let completeDeviceSignIn = Endpoint<WebAuthnAssertionBody, AuthorizationCodeResponse>(
         .post, "/v1/oidc/device-sign-in/{id}/assertion", .anyone)
-    /// The signed-in user registers a passkey (a browser or platform authenticator): the options,
-    /// then the attestation (`none` or `packed` self-attestation); the passkey then signs in
+    /// The signed-in user registers a passkey (a browser or platform authenticator): the password
+    /// again for the options, then the attestation (`none` or `packed` self-attestation); the passkey then signs in
     /// through the device sign-in as a bound device does (its device id `pk_` + credential id).
-    public static let beginPasskeyRegistration = Endpoint<NoContent, PasskeyRegistrationOptions>(.post, "/v1/passkeys/registration", .session, status: 201)
+    public static let beginPasskeyRegistration = Endpoint<PasskeyRegistrationStart, PasskeyRegistrationOptions>(.post, "/v1/passkeys/registration", .session,
+                                                                                                           status: 201)
     public static let completePasskeyRegistration = Endpoint<PasskeyRegistrationRequest, DeviceInfo>(
         .post, "/v1/passkeys/registration/{id}", .session, status: 201)
     public static let createOIDCClient = Endpoint<CreateOIDCClientRequest, OIDCClientInfo>(.post, "/v1/admin/oidc/clients", .apiKey(.admin), status: 201)

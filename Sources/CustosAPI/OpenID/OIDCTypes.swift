@@ -295,6 +295,16 @@ public struct PasskeyRegistrationOptions: Codable, Equatable, Sendable {
     }
 }
 
+/// Starts a passkey registration: the user's password again, so that a stolen session alone
+/// cannot add a lasting credential to the account.
+public struct PasskeyRegistrationStart: Codable, Equatable, Sendable {
+    public var password: String
+
+    public init(password: String) {
+        self.password = password
+    }
+}
+
 /// The authenticator's answer to `PasskeyRegistrationOptions` (base64url byte strings).
 public struct PasskeyRegistrationRequest: Codable, Equatable, Sendable {
     public var attestationObject: String

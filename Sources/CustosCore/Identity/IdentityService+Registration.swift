@@ -27,15 +27,17 @@ extension IdentityService {
         return RegistrationCode(code: code, expiresAt: expiresAt)
     }
 
-    /// Binds a new device to an active user and opens a session, proved by the password (on
-    /// the user's attempt counter, like a login; refused when `policy.passwordRegistration` is
-    /// off) or by a registration code (single use).
+    /// Binds a new device to an active user and opens a session, proved by the password
+    /// (refused when `policy.passwordRegistration` is off) or by a registration code (single use).
     ///
-    /// A wrong password answers as a login does — 401 with the attempts left, 153 when they
-    /// run out — and an unknown or inactive user gets the same answer in the same time. An
-    /// expired password still binds the device and answers 110 with a password change token.
-    public func registerDevice(userID: String, proof: DeviceRegistrationProof, deviceName: String, deviceKey: DevicePublicKey) throws
-        -> AuthenticationOutcome {
+    /// No device proves who sends a password here, so a wrong one must not lock the user (anyone
+    /// who knows the user id could): failures count per user and client address, and per client
+    /// address (`LoginThrottle`, 429 when spent), never against the user's attempts. A wrong
+    /// password, an unknown, inactive or locked user all answer 401 in the same time (one
+    /// Argon2id verification each). An expired password still binds the device and answers 110
+    /// with a password change token.
+    public func registerDevice(userID: String, proof: DeviceRegistrationProof, deviceName: String, deviceKey: DevicePublicKey,
+                               client: String? = nil) throws -> AuthenticationOutcome {
         try InputRules.checkUserID(userID)
         let name = try InputRules.checkName(deviceName, field: "device_name")
         let thumbprint = try keys.thumbprint(of: deviceKey)
@@ -54,19 +56,16 @@ extension IdentityService {
         case .password(let password):
             guard policy.passwordRegistration else { throw IdentityError.passwordRegistrationOff }
             try InputRules.checkPasswordLength(password, field: "password")
-            if let user {
-                if user.isLocked(at: now) { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }
-                try clearExpiredLock(user, now: now)
+            let throttleKey = "registration:" + userID
+            if let wait = try throttle.retryAfter(deviceID: throttleKey, client: client, now: now) {
+                throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
             }
-            // As at login: the attempt is taken first, then one Argon2id verification, real or dummy.
-            guard let used = try attempts.take(userID, now: now) else {
-                return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
-            }
+            // One Argon2id verification, real or dummy: the same time for every answer.
             let verified = try hasher.verify(password, encoded: user?.passwordHash ?? dummyPasswordHash)
-            guard let user, user.status == .active, verified, user.passwordHash != nil else {
-                return try concludeFailure(userID, user: user, used: used, now: now)
+            guard let user, user.status == .active, !user.isLocked(at: now), verified, user.passwordHash != nil else {
+                let left = try throttle.recordFailure(deviceID: throttleKey, client: client, now: now)
+                return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left)
             }
-            try attempts.reset(userID)
             passwordExpired = policy.passwordExpired(user, at: now)
         }
         let opened = try store.atomically { () -> (Session, String)? in

@@ -3,7 +3,7 @@ import Foundation
 /// Why a client registration or a native sign-in failed, in the API's error envelope (the
 /// OAuth endpoints answer `OAuthError` instead); `code` is the wire code.
 public struct OIDCError: Error, Equatable, Sendable {
-    public enum Kind: Sendable { case invalidInput, unauthenticated, forbidden, notFound, gone }
+    public enum Kind: Sendable { case invalidInput, unauthenticated, forbidden, notFound, gone, locked }
 
     public let kind: Kind
     public let code: String
@@ -21,6 +21,20 @@ public struct OIDCError: Error, Equatable, Sendable {
                                                message: "This device or its user may not sign in.")
     public static let authorizationNotFound = OIDCError(kind: .gone, code: "authorization_expired",
                                                         message: "The sign-in request is unknown, expired or already answered; start again.")
+    /// The password a passkey registration asks for again was not accepted (`outcome` from
+    /// `IdentityService.verifyStepUpPassword`): 401 with the attempts left, 423 once they ran out
+    /// (the user is then locked, as at login), 401 `password_expired` when it must be changed first.
+    public static func passwordRejected(_ outcome: AuthenticationOutcome) -> OIDCError {
+        switch outcome.status {
+        case .attemptsExhausted:
+            OIDCError(kind: .locked, code: "attempts_exhausted", message: "Attempts exhausted; the user is locked for a while.")
+        case .passwordExpired:
+            OIDCError(kind: .unauthenticated, code: "password_expired", message: "The password has expired; change it first.")
+        default:
+            OIDCError(kind: .unauthenticated, code: "credentials_rejected",
+                      message: "The password was not accepted; \(outcome.attemptsLeft) attempts left.")
+        }
+    }
     public static func assertionRejected(_ reason: String) -> OIDCError {
         OIDCError(kind: .unauthenticated, code: "assertion_rejected", message: "The device's assertion was refused: \(reason).")
     }

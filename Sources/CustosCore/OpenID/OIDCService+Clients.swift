@@ -40,7 +40,7 @@ extension OIDCService {
 
     /// Deletes the client and every grant and token it holds.
     public func deleteClient(id: String) throws {
-        guard let id = Optional(id), id.utf8.count <= 128, try store.deleteOIDCClient(id: id) else { throw OIDCError.clientNotFound }
+        guard id.utf8.count <= 128, try store.deleteOIDCClient(id: id) else { throw OIDCError.clientNotFound }
     }
 
     /// Redirect URIs (RFC 8252, RFC 9700 §4.1): absolute, no fragment; https, http on a loopback

@@ -162,7 +162,7 @@ public enum AuthorizationRedirect {
             if let value { items.append(URLQueryItem(name: name, value: value)) }
         }
         components.queryItems = items
-        // URLComponents leaves "+" and "/" alone in queries; encode them so that form decoders agree.
+        // URLComponents leaves "+" alone in queries, where form decoders read it as a space: encode it.
         components.percentEncodedQuery = components.percentEncodedQuery?
             .replacingOccurrences(of: "+", with: "%2B")
         return components.string ?? redirectURI

@@ -20,9 +20,10 @@ extension CustosClient {
     /// fallback — the app asks the user (`credentials`; nil is `.userCanceled`), the password
     /// binds this device to the user (`registerDevice`), and the bound sign-in follows. Only
     /// `.unknownUser` falls back: a declined, timed-out or denied sign-in is thrown as it is.
-    /// A wrong password is thrown as the server's `credentials_rejected` (401) with the
-    /// attempts left in `longErrorCode`'s place: 153 when they ran out, 110 when the password
-    /// expired (the device is then bound; change the password and sign in again).
+    /// A wrong password is thrown as `credentials_rejected` (`longErrorCode` 401; the server
+    /// throttles them per user and address, then answers 429 `too_many_attempts`, and never
+    /// locks the user); 110 when the password expired (the device is then bound; change the
+    /// password and sign in again).
     public func authenticate(_ request: BoundUserAuthenticationRequest,
                              credentials: @escaping @Sendable () async -> SignInCredentials?) async throws -> AuthorizationResponse {
         do {
@@ -47,8 +48,9 @@ extension CustosClient {
     }
 
     /// Binds this device to an active user with the password (a new key in the key store, kept
-    /// only once the server accepted it) and opens a session; the answer's `statusCode` is as
-    /// at login (100, 401 with `attemptsLeft`, 153, 110). Emits `onUserLoggedIn`.
+    /// only once the server accepted it) and opens a session; the answer's `statusCode` is 100,
+    /// 401 with `attemptsLeft` (per user and address: the user is never locked by this), or 110.
+    /// Emits `onUserLoggedIn`.
     public func registerDevice(userID: String, password: String, deviceName: String) async throws -> AuthenticationResult {
         try await register(userID: userID, deviceName: deviceName) { key in
             RegisterDeviceRequest(userID: userID, password: password, deviceName: deviceName, devicePublicKey: key)

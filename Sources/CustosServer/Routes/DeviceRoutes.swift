@@ -13,7 +13,7 @@ enum DeviceRoutes {
                 deviceKey: try devicePublicKey(body.devicePublicKey))
             return WireMapping.outcome(outcome, policy: policy)
         }
-        routes.on(Endpoints.registerDevice, groups.signIn) { _, body in
+        routes.on(Endpoints.registerDevice, groups.signIn) { context, body in
             let proof: DeviceRegistrationProof
             switch (body.password, body.registrationCode) {
             case (let password?, nil): proof = .password(password)
@@ -21,7 +21,8 @@ enum DeviceRoutes {
             default: throw IdentityError.invalidInput(field: "password", reason: "or registration_code: send exactly one")
             }
             let outcome = try identity.registerDevice(userID: body.userID, proof: proof, deviceName: body.deviceName,
-                                                      deviceKey: try devicePublicKey(body.devicePublicKey))
+                                                      deviceKey: try devicePublicKey(body.devicePublicKey),
+                                                      client: context.request.remoteAddress?.description)
             return WireMapping.outcome(outcome, policy: policy)
         }
         routes.on(Endpoints.loginChallenge, groups.signIn) { _, body in

@@ -7,7 +7,7 @@ import Foundation
 /// revocation, introspection, and the clients' registration (admin scope). The token endpoint's
 /// grants are served with CIBA's in `OpenIDRoutes`.
 enum OIDCRoutes {
-    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, oidc service: OIDCService?) {
+    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, oidc service: OIDCService?, identity: IdentityService) {
         @Sendable func oidc() throws -> OIDCService {
             guard let service else { throw HTTPError(status: 404, code: "not_found", message: "This server runs no OpenID provider.") }
             return service
@@ -47,10 +47,9 @@ enum OIDCRoutes {
                 }
                 return OpenIDRoutes.noStore(try .wire(UserInfoResponse(sub: try oidc().userInfo(accessToken: token)["sub"] as? String ?? "")))
             } catch let error as OAuthError {
-                // RFC 6750 §3: the challenge says why.
-                var response = Response.json(raw: try WireJSON.encoder().encode(OAuthErrorResponse(error: error.code.rawValue,
-                                                                                                      errorDescription: error.description)),
-                                             status: error.status)
+                // RFC 6750 §3: the challenge says why (the body is the OAuth error ErrorMapping writes).
+                var response = Response.error(ErrorMapping.httpError(for: error) ?? HTTPError(status: error.status, code: error.code.rawValue,
+                                                                                               message: error.description))
                 response.headers.set("WWW-Authenticate", #"Bearer error="\#(error.code.rawValue)""#)
                 return response
             }
@@ -69,12 +68,16 @@ enum OIDCRoutes {
             let answer = try oidc.introspect(client: client, token: token)
             return OpenIDRoutes.noStore(.json(raw: try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys, .withoutEscapingSlashes])))
         }
-        routes.on(Endpoints.beginPasskeyRegistration, groups.session) { context, _ in
+        // The password again: a stolen session alone cannot add a lasting credential. Its failures
+        // count against the user, as any step-up's (the session proves a bound device).
+        routes.on(Endpoints.beginPasskeyRegistration, groups.stepUp) { context, body in
+            let checked = try identity.verifyStepUpPassword(userID: context.caller.userID, password: body.password)
+            guard checked.status == .success else { throw OIDCError.passwordRejected(checked) }
             let options = try oidc().beginPasskeyRegistration(userID: context.caller.userID)
             return PasskeyRegistrationOptions(registrationID: options.registrationID, challenge: options.challenge.base64URLEncodedString,
                                               rpID: options.rpID, origin: options.origin, userID: options.userID, expiresAt: options.expiresAt)
         }
-        routes.on(Endpoints.completePasskeyRegistration, groups.session) { context, body in
+        routes.on(Endpoints.completePasskeyRegistration, groups.stepUp) { context, body in
             guard let attestation = Data(base64URLEncoded: body.attestationObject), attestation.count <= 16384,
                   let clientData = Data(base64URLEncoded: body.clientDataJSON), clientData.count <= 4096 else {
                 throw OIDCError.invalid("attestation", "attestation_object and client_data_json must be base64url")
