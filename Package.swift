@@ -39,7 +39,8 @@ let package = Package(
         // OpenSSL + Argon2 implementations of Core's crypto protocols.
         .target(name: "CustosCrypto", dependencies: ["CustosAPI", "CustosCore", "COpenSSL", "CArgon2"]),
         // Handlers: wire types <-> domain, error -> HTTP mapping, routes.
-        .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CCurl"]),
+        // Web: the web app's HTML, JavaScript and CSS, copied beside the binary and served at /app/.
+        .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CCurl"], resources: [.copy("Web")]),
         // Face engine: Swift over CFaceShim; implements Core's face protocols.
         .target(name: "CustosFace", dependencies: ["CustosCore", "CFaceShim"]),
         // The live wiring: configuration -> master keys, store, crypto, face engine -> services,

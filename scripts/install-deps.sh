@@ -10,6 +10,7 @@ packages=(
   libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev libargon2-dev libcurl4-openssl-dev
   libdlib-dev libblas-dev liblapack-dev libopenblas0-pthread
   pkg-config postgresql wrk curl python3-venv
+  chromium chromium-driver ffmpeg
 )
 
 missing=()

@@ -42,7 +42,8 @@ public enum ApplicationFactory {
         let oidc = OIDCService(store: store, identity: identity, keys: P256DeviceKeyVerifier(), clientKeys: P256ClientKeys(), digester: digester,
                                random: random, clock: clock, signer: signer, audit: audit, policy: oidcPolicy)
         return RuntimeServices(identity: identity, apiKeys: apiKeys, idv: idv, signer: signer, clock: clock, notifications: notifications,
-                               webhookSigner: MasterKeyWebhookSigner(masterKey: masterKeys.primary), ciba: ciba, oidc: oidc)
+                               webhookSigner: MasterKeyWebhookSigner(masterKey: masterKeys.primary), ciba: ciba, oidc: oidc,
+                               audit: audit)
     }
 
     /// How webhooks are sent: plain http to a loopback receiver only in development.

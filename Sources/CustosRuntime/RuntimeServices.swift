@@ -16,6 +16,7 @@ public struct RuntimeServices: Sendable {
     public let webhookSigner: any WebhookSigner
     public let ciba: CIBAService
     public let oidc: OIDCService
+    public let audit: AuditTrail
 
     /// The authentication endpoints' rate limits: in the database on PostgreSQL, where every
     /// node shares them; in memory on SQLite, a single node, where a write per request would cost.
@@ -33,8 +34,9 @@ public struct RuntimeServices: Sendable {
     }
 
     /// What the HTTP application needs of them.
-    public func dependencies(database: any DatabaseHealth, rateLimiter: RateLimiter? = nil) -> ApplicationDependencies {
+    public func dependencies(database: any DatabaseHealth, rateLimiter: RateLimiter? = nil, webApp: WebApp? = nil) -> ApplicationDependencies {
         ApplicationDependencies(database: database, identity: identity, apiKeys: apiKeys, clock: clock, idv: idv, signer: signer,
-                                rateLimiter: rateLimiter, notifications: notifications, webhookSigner: webhookSigner, ciba: ciba, oidc: oidc)
+                                rateLimiter: rateLimiter, notifications: notifications, webhookSigner: webhookSigner, ciba: ciba, oidc: oidc,
+                                audit: audit, webApp: webApp)
     }
 }

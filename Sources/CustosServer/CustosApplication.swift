@@ -22,11 +22,17 @@ public struct ApplicationDependencies: Sendable {
     public var ciba: CIBAService?
     /// The OpenID Connect provider (code flow, bound-device sign-in, clients); nil: its endpoints answer 404.
     public var oidc: OIDCService?
+    /// The audit trail operators read and verify; nil: its endpoints answer 404.
+    public var audit: AuditTrail?
+    /// The web app's files; nil: `/` and `/app/` answer 404, and the authorization endpoint's page is plain.
+    public var webApp: WebApp?
 
     public init(database: any DatabaseHealth, identity: IdentityService, apiKeys: APIKeyService, clock: any Clock = SystemClock(),
                 idv: IDVService? = nil, signer: (any TokenSigner)? = nil, rateLimiter: RateLimiter? = nil,
                 notifications: NotificationService? = nil, webhookSigner: (any WebhookSigner)? = nil, ciba: CIBAService? = nil,
-                oidc: OIDCService? = nil) {
+                oidc: OIDCService? = nil, audit: AuditTrail? = nil, webApp: WebApp? = nil) {
+        self.audit = audit
+        self.webApp = webApp
         self.ciba = ciba
         self.oidc = oidc
         self.rateLimiter = rateLimiter
@@ -53,7 +59,9 @@ public enum CustosApplication {
         KeyRoutes.register(on: &routes, groups, signer: dependencies.signer, clock: dependencies.clock)
         NotificationRoutes.register(on: &routes, groups, notifications: dependencies.notifications, webhookSigner: dependencies.webhookSigner)
         OpenIDRoutes.register(on: &routes, groups, ciba: dependencies.ciba, oidc: dependencies.oidc)
-        OIDCRoutes.register(on: &routes, groups, oidc: dependencies.oidc, identity: dependencies.identity)
+        OIDCRoutes.register(on: &routes, groups, oidc: dependencies.oidc, identity: dependencies.identity, web: dependencies.webApp)
+        AuditRoutes.register(on: &routes, groups, audit: dependencies.audit)
+        WebRoutes.register(on: &routes, groups, web: dependencies.webApp)
         return routes.router
     }
 

@@ -71,6 +71,10 @@ public enum ErrorMapping {
             return HTTPError(status: status, code: error.code, message: error.message)
         case let error as AuthorizationRequestError:
             return httpError(for: error.error)
+        case AuditError.invalidPage(let message):
+            return HTTPError(status: 422, code: "invalid_field", message: message)
+        case AuditError.invalidIdentifier(let field):
+            return HTTPError(status: 422, code: "invalid_field", message: "\(field == "user_id" ? "user" : "transaction") must not be empty or hold control characters.")
         case is FaceError:
             // Engine trouble reaching a handler (models, memory): never the client's fault.
             return HTTPError(status: 503, code: "face_engine_unavailable", message: "The face engine cannot process this now.")

@@ -21,6 +21,10 @@ public enum TestEnvironment {
     /// must be there, so a missing `../shared` fails the run instead of skipping every face test.
     public static var facesRequired: Bool { variables["CUSTOS_REQUIRE_FACES"] == "1" }
 
+    /// `CUSTOS_REQUIRE_BROWSER=1` (set by `make test`): Chromium, chromium-driver and ffmpeg must be
+    /// there, so the browser tests fail instead of skipping when they are missing.
+    public static var browserRequired: Bool { variables["CUSTOS_REQUIRE_BROWSER"] == "1" }
+
     public static var outageAllowed: Bool { variables["CUSTOS_TEST_PG_OUTAGE"] == "1" }
 
     /// scripts/pg-ctl.sh, to stop and start the scratch cluster.

@@ -52,3 +52,41 @@ public struct AuditEventList: Codable, Equatable, Sendable {
         self.nextAfter = nextAfter
     }
 }
+
+/// `POST /v1/admin/audit/verify`: the keyed hash chain recomputed from the first event.
+public struct AuditVerificationInfo: Codable, Equatable, Sendable {
+    public var intact: Bool
+    /// Events found right (all of them when intact, those before the break otherwise).
+    public var checked: Int
+    /// The last event found right (0 when none).
+    public var lastSequence: Int64
+    /// Its hash, hex: kept elsewhere, it shows later whether the chain was cut short or rewritten.
+    public var headHash: String?
+    public var firstBreak: AuditBreakInfo?
+
+    enum CodingKeys: String, CodingKey {
+        case intact, checked
+        case lastSequence = "last_sequence"
+        case headHash = "head_hash"
+        case firstBreak = "first_break"
+    }
+
+    public init(intact: Bool, checked: Int, lastSequence: Int64, headHash: String?, firstBreak: AuditBreakInfo?) {
+        self.intact = intact
+        self.checked = checked
+        self.lastSequence = lastSequence
+        self.headHash = headHash
+        self.firstBreak = firstBreak
+    }
+}
+
+/// The first event where the chain does not hold, and why.
+public struct AuditBreakInfo: Codable, Equatable, Sendable {
+    public var sequence: Int64
+    public var reason: String
+
+    public init(sequence: Int64, reason: String) {
+        self.sequence = sequence
+        self.reason = reason
+    }
+}

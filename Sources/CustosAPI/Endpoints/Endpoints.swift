@@ -98,6 +98,16 @@ public enum Endpoints {
     public static let oidcClient = Endpoint<NoContent, OIDCClientInfo>(.get, "/v1/admin/oidc/clients/{id}", .apiKey(.admin))
     public static let deleteOIDCClient = Endpoint<NoContent, NoContent>(.delete, "/v1/admin/oidc/clients/{id}", .apiKey(.admin))
 
+    // Operators: the audit trail (admin scope).
+    /// Query: `user`, `transaction`, `after` (a sequence), `limit` (1-1000, default 100); oldest first.
+    public static let auditEvents = Endpoint<NoContent, AuditEventList>(.get, "/v1/admin/audit", .apiKey(.admin))
+    public static let verifyAudit = Endpoint<NoContent, AuditVerificationInfo>(.post, "/v1/admin/audit/verify", .apiKey(.admin))
+
+    // The web app (static files; `/` redirects to `/app/`).
+    public static let webRoot = Endpoint<NoContent, OpaqueBody>(.get, "/", .anyone, status: 302)
+    public static let webApp = Endpoint<NoContent, OpaqueBody>(.get, "/app/", .anyone)
+    public static let webAsset = Endpoint<NoContent, OpaqueBody>(.get, "/app/{file}", .anyone)
+
     public static let all: [AnyEndpoint] = [
         health.erased, readiness.erased, metrics.erased, jwks.erased,
         createAPIKey.erased, apiKeys.erased, revokeAPIKey.erased,
@@ -111,5 +121,6 @@ public enum Endpoints {
         updateNotification.erased, openIDConfiguration.erased, backchannelAuthentication.erased, token.erased, registerCIBAClient.erased,
         authorize.erased, userInfo.erased, revokeToken.erased, introspectToken.erased, beginDeviceSignIn.erased, completeDeviceSignIn.erased,
         beginPasskeyRegistration.erased, completePasskeyRegistration.erased, createOIDCClient.erased, oidcClients.erased, oidcClient.erased, deleteOIDCClient.erased,
+        auditEvents.erased, verifyAudit.erased, webRoot.erased, webApp.erased, webAsset.erased,
     ]
 }

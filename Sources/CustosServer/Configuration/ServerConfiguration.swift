@@ -40,6 +40,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var oidc = OIDCPolicy(issuer: "")
     /// `iss` of what the server signs; nil: `http://host:port`.
     public var issuer: String?
+    /// The web app's directory; nil: the files built with the server; `none`: no web app.
+    public var webRoot: String?
     /// `aud` of signed IDV results.
     public var idvAudience = "custos"
     /// Face engine instances; nil: one per core.

@@ -93,6 +93,7 @@ extension Setting {
     public static let oidcCodeLifetime = Setting.integer("oidc_code_lifetime", 1...600, help: "seconds an OpenID authorization code may wait for its exchange (default 60)") { $0.oidc.codeLifetime = TimeInterval($1) }
     public static let oidcAccessTokenLifetime = Setting.integer("oidc_access_token_lifetime", 60...86400, help: "seconds OpenID access and ID tokens live (default 300)") { $0.oidc.accessTokenLifetime = $1; $0.oidc.idTokenLifetime = $1 }
     public static let oidcRefreshTokenDays = Setting.integer("oidc_refresh_token_days", 1...365, help: "days an OpenID refresh token lives unused; each refresh rotates it (default 30)") { $0.oidc.refreshTokenLifetime = TimeInterval($1) * 86400 }
+    public static let webRoot = Setting.text("web_root", help: "directory of the web app's files served at /app/ (default: the files built with the server; none: no web app)") { $0.webRoot = $1 }
 
     /// Every setting `custos serve` understands, in the order help and the start-up print show
     /// them, which is also the order they are applied in (`liveness_actions` before
@@ -106,7 +107,7 @@ extension Setting {
         .enrollment, .reenrollmentWindow, .takeMemoryDays, .documentRetentionDays, .issuer, .idvAudience, .idvResultDetail,
         .notifyMaxPendingPerUser, .notifyMaxPendingPerKey, .notifyAppDefinedLevel, .webhookTimeout, .webhookConnectTimeout,
         .webhookMaxAttempts, .webhookBackoff, .webhookAllowPrivate, .notifyRetentionDays, .cibaInterval,
-        .passwordRegistration, .oidcCodeLifetime, .oidcAccessTokenLifetime, .oidcRefreshTokenDays,
+        .passwordRegistration, .oidcCodeLifetime, .oidcAccessTokenLifetime, .oidcRefreshTokenDays, .webRoot,
     ]
 }
 

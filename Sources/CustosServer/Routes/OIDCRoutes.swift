@@ -7,13 +7,13 @@ import Foundation
 /// revocation, introspection, and the clients' registration (admin scope). The token endpoint's
 /// grants are served with CIBA's in `OpenIDRoutes`.
 enum OIDCRoutes {
-    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, oidc service: OIDCService?, identity: IdentityService) {
+    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, oidc service: OIDCService?, identity: IdentityService, web: WebApp?) {
         @Sendable func oidc() throws -> OIDCService {
             guard let service else { throw HTTPError(status: 404, code: "not_found", message: "This server runs no OpenID provider.") }
             return service
         }
         routes.respond(Endpoints.authorize, groups.signIn) { context, _ in
-            try authorize(try oidc(), query: context.request.query)
+            try authorize(try oidc(), query: context.request.query, web: web)
         }
         routes.on(Endpoints.beginDeviceSignIn, groups.signIn) { _, body in
             let challenge: DeviceSignInChallenge
@@ -113,8 +113,9 @@ enum OIDCRoutes {
 
     /// `GET /oauth2/authorize`: errors go back to the client's redirect URI once the client and
     /// the URI are known good, and to the user agent otherwise; a valid request gets the page
-    /// that tells the user to approve it on their bound device.
-    static func authorize(_ oidc: OIDCService, query: [String: String]) throws -> Response {
+    /// where the user signs in with this browser's device key or a passkey (the web app's), or
+    /// approves it on their bound device.
+    static func authorize(_ oidc: OIDCService, query: [String: String], web: WebApp?) throws -> Response {
         let request: AuthorizationRequest
         do {
             request = try oidc.validate(query)
@@ -133,6 +134,7 @@ enum OIDCRoutes {
             ]))
         }
         let client = try oidc.client(id: request.clientID)
+        if let page = web?.authorizePage(clientName: client.name, issuer: oidc.policy.issuer) { return page }
         var response = Response.text(AuthorizePage.html(clientName: client.name), contentType: "text/html; charset=utf-8")
         response.headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
         response.headers.set("X-Content-Type-Options", "nosniff")

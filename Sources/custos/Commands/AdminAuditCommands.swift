@@ -80,7 +80,7 @@ enum AdminAuditCommands {
                 throw UsageError("--\(field == "user_id" ? "user" : "transaction") must not be empty or hold control characters")
             }
         }
-        let page = AuditEventList(events: events.map(info), nextAfter: events.count == limit ? events.last?.sequence : nil)
+        let page = AuditEventList(events: events.map(AuditEventInfo.init), nextAfter: events.count == limit ? events.last?.sequence : nil)
         try ClientOptions.output(arguments, page) {
             (page.events.isEmpty ? ["no audit events"] : page.events.map(describe)) + (page.nextAfter.map { ["more: --after \($0)"] } ?? [])
         }
@@ -93,12 +93,6 @@ enum AdminAuditCommands {
     /// A trail for listing only: listing reads events and never hashes, so it needs no key.
     private static func withTrail<T>(_ arguments: ParsedArguments, _ body: (AuditTrail) throws -> T) throws -> T {
         try DatabaseOptions.withStore(arguments) { try body(AuditTrail(store: $0, digester: SHA256SecretDigester(), clock: SystemClock())) }
-    }
-
-    static func info(_ event: AuditEvent) -> AuditEventInfo {
-        AuditEventInfo(sequence: event.sequence, occurredAt: event.occurredAt, kind: event.kind, userID: event.userID,
-                       transactionID: event.transactionID, details: event.details,
-                       previousHash: Hex.encode(event.previousHash), hash: Hex.encode(event.hash))
     }
 
     /// `7  2026-01-02T03:04:05Z  idv.verdict  user=alice  transaction=t1  result=MATCHED`

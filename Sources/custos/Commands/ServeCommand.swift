@@ -60,12 +60,24 @@ enum ServeCommand {
         }
     }
 
+    /// The web app's files: `--web-root`, else those built beside the binary (absent: no web app, said at start).
+    static func webApp(_ configuration: ServerConfiguration) throws -> WebApp? {
+        switch configuration.webRoot {
+        case "none": return nil
+        case let root?:
+            do { return try WebApp(root: URL(fileURLWithPath: root)) } catch let error as WebApp.LoadError { throw UsageError("--web-root: \(error)") }
+        case nil:
+            return try WebApp.bundled().map { try WebApp(root: $0) }
+        }
+    }
+
     private static func run(_ arguments: ParsedArguments) async throws -> ExitCode {
         let resolved = try resolveConfiguration(arguments)
         let configuration = resolved.configuration
         let sink = FileDescriptorLogSink(fileDescriptor: STDERR_FILENO)
         let logger = Logger(sink: sink, level: configuration.logLevel)
 
+        let web = try webApp(configuration)
         let signals = TerminationSignals()
         let masterKeys = try MasterKeyLoader.load(configuration)
         let masterKey = masterKeys.primary
@@ -76,7 +88,8 @@ enum ServeCommand {
         do {
             services = try ApplicationFactory.services(configuration, store: store, masterKeys: masterKeys)
             rateLimiter = services.rateLimiter(configuration, store: store)
-            server = CustosApplication.makeServer(services.dependencies(database: store, rateLimiter: rateLimiter),
+            server = CustosApplication.makeServer(services.dependencies(database: store, rateLimiter: rateLimiter,
+                                                                        webApp: web),
                                                   configuration: configuration.http, logger: logger)
             try server.start()
         } catch {
@@ -89,6 +102,13 @@ enum ServeCommand {
         logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port ?? configuration.http.port),
                                   "database": .string(StoreFactory.describe(configuration)),
                                   "threads": .int(configuration.http.threads)])
+        if web != nil {
+            // Where a person opens the app (the issuer: passkeys need its host, not an IP address).
+            let base = configuration.issuer ?? "http://\(configuration.http.host):\(server.port ?? configuration.http.port)"
+            logger.info("web_app", ["url": .string(base.hasSuffix("/") ? base + "app/" : base + "/app/")])
+        } else if configuration.webRoot == nil {
+            logger.warning("web_app_missing", ["message": "the web app's files are not beside the binary (Custos_CustosServer.resources): give --web-root DIR to serve it"])
+        }
         logger.log(.info, "configuration", fields: resolved.maskedValues().map { ($0.key, .string($0.value)) })
         if configuration.development {
             logger.warning("development_mode", [

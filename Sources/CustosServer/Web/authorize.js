@@ -1,0 +1,89 @@
+// The OpenID authorization endpoint's sign-in and consent page. The server checked the request
+// before serving this page; the user signs in with this browser's device key or a passkey, which
+// answers the bound-device sign-in challenge, and the browser goes back to the app with the code.
+import { api, h, banner, showError } from "./core.js";
+import { devices, deviceAssertion, passkeyAssertion } from "./device.js";
+
+const SCOPES = {
+  openid: "your user id",
+  offline_access: "staying signed in (a refresh token)",
+};
+
+const query = new URLSearchParams(location.search);
+const clientName = document.body.dataset.clientName || query.get("client_id");
+const issuer = document.body.dataset.issuer || location.origin;
+
+/** The authorization request's parameters, as the device sign-in takes them. */
+function authorizationRequest() {
+  const request = {};
+  for (const name of ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "prompt", "acr_values"]) {
+    if (query.has(name)) request[name] = query.get(name);
+  }
+  if (query.has("max_age")) request.max_age = Number(query.get("max_age"));
+  if (query.has("encrypted")) request.encrypted = query.get("encrypted") === "true";
+  return request;
+}
+
+/** Back to the app: with the code, or with access_denied when the user cancels. */
+function cancel() {
+  const target = new URL(query.get("redirect_uri"));
+  target.searchParams.set("error", "access_denied");
+  target.searchParams.set("error_description", "the user cancelled the sign-in");
+  if (query.has("state")) target.searchParams.set("state", query.get("state"));
+  target.searchParams.set("iss", issuer);
+  location.assign(target.toString());
+}
+
+async function signIn(button, errors, deviceID, assert) {
+  errors.replaceChildren();
+  for (const other of document.querySelectorAll("button")) other.disabled = true;
+  button.textContent = "Signing in…";
+  try {
+    const challenge = await api("POST", "/v1/oidc/device-sign-in", { device_id: deviceID, ...authorizationRequest() });
+    const assertion = await assert(challenge);
+    const answer = await api("POST", `/v1/oidc/device-sign-in/${encodeURIComponent(challenge.authorization_id)}/assertion`, assertion);
+    errors.replaceChildren(banner("ok", `Signed in. Returning to ${clientName}…`, { id: "authorize-done" }));
+    location.assign(answer.location);
+  } catch (error) {
+    showError(errors, error);
+    for (const other of document.querySelectorAll("button")) other.disabled = false;
+    button.textContent = button.dataset.label;
+  }
+}
+
+function choice(label, attributes, onclick) {
+  const button = h("button", { type: "button", class: "primary wide", "data-label": label, ...attributes }, label);
+  button.addEventListener("click", () => onclick(button));
+  return button;
+}
+
+async function render() {
+  const main = document.getElementById("view");
+  const errors = h("div", { id: "authorize-error" });
+  const scopes = (query.get("scope") ?? "").split(" ").filter(Boolean);
+  main.append(
+    h("h1", { id: "screen-title", tabindex: "-1" }, `Sign in to ${clientName}`),
+    h("section", { class: "card", id: "consent" },
+      h("p", {}, `${clientName} asks Custos to confirm who you are and to share:`),
+      h("ul", {}, scopes.map((scope) => h("li", {}, SCOPES[scope] ?? scope)))));
+  const records = await devices.all();
+  const buttons = [];
+  for (const record of records) {
+    buttons.push(choice(`Continue as ${record.userID} with this browser`, { class: "primary wide signin-device", "data-user": record.userID },
+      (button) => signIn(button, errors, record.deviceID, (challenge) => deviceAssertion(challenge, record))));
+    for (const passkey of record.passkeys ?? []) {
+      buttons.push(choice(`Continue as ${record.userID} with passkey “${passkey.name}”`,
+        { class: "secondary wide signin-passkey", "data-user": record.userID, "data-device": passkey.deviceID },
+        (button) => signIn(button, errors, passkey.deviceID, (challenge) => passkeyAssertion(challenge, passkey.credentialID))));
+    }
+  }
+  if (buttons.length === 0) {
+    main.append(banner("info", "This browser is not bound to an account. Activate it in the Custos app, or approve the sign-in in the app on your bound device.", { id: "authorize-unbound" }),
+      h("p", {}, h("a", { href: "/app/#/activate", target: "_blank", rel: "noopener" }, "Open the Custos app")));
+  }
+  main.append(h("div", { class: "stack", id: "authorize-choices" }, buttons), errors,
+    h("button", { type: "button", class: "secondary wide", id: "authorize-cancel", onclick: cancel }, "Cancel"));
+  document.getElementById("screen-title").focus();
+}
+
+render().catch((error) => showError(document.getElementById("view"), error));

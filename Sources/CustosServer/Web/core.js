@@ -1,0 +1,250 @@
+// The web app's shared parts: the API client, the in-memory session, DOM building,
+// dialogs, and the screen registry. Every other module imports from here.
+
+/** The signed-in session and the admin key: in memory only, gone when the page closes. */
+export const state = {
+  session: null, // {token, userID, deviceID, expiresAt}
+  adminKey: null,
+};
+
+/** An error answer of the API ({"error":{"code","message"}}) or of the network. */
+export class ApiError extends Error {
+  constructor(status, code, message, body) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.body = body;
+  }
+}
+
+/**
+ * Calls the API. `auth`: "session" sends the session token, "admin" the API key, none
+ * sends nothing. JSON bodies only; answers are parsed JSON (null for 204).
+ */
+export async function api(method, path, body, { auth = null } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (auth === "session") {
+    if (!state.session) throw new ApiError(401, "invalid_session", "Sign in first.");
+    headers.Authorization = `Bearer ${state.session.token}`;
+  } else if (auth === "admin") {
+    if (!state.adminKey) throw new ApiError(401, "invalid_api_key", "Enter an API key first.");
+    headers.Authorization = `Bearer ${state.adminKey}`;
+  }
+  let response;
+  try {
+    response = await fetch(path, {
+      method, headers, body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: "omit", cache: "no-store", redirect: "error",
+    });
+  } catch (error) {
+    throw new ApiError(0, "network_error", "The server could not be reached.");
+  }
+  if (response.status === 204) return null;
+  let answer = null;
+  try { answer = await response.json(); } catch { answer = null; }
+  if (!response.ok) {
+    const detail = answer && answer.error;
+    if (response.status === 401 && auth === "session" && detail && detail.code === "invalid_session") {
+      endSession("Your session ended. Sign in again.");
+    }
+    throw new ApiError(response.status, detail?.code ?? "http_" + response.status,
+      detail?.message ?? `The server answered ${response.status}.`, answer);
+  }
+  return answer;
+}
+
+// MARK: bytes
+
+export function base64url(bytes) {
+  const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+  let text = "";
+  for (const byte of view) text += String.fromCharCode(byte);
+  return btoa(text).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+export function fromBase64url(text) {
+  const padded = text.replaceAll("-", "+").replaceAll("_", "/") + "===".slice((text.length + 3) % 4);
+  return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
+}
+
+/** Standard base64 (the IDV uploads' encoding) of a Blob. */
+export async function blobBase64(blob) {
+  const bytes = new Uint8Array(await blob.arrayBuffer());
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(text);
+}
+
+export const utf8 = (text) => new TextEncoder().encode(text);
+
+// MARK: DOM
+
+/** Builds an element: h("button", {class: "primary", onclick: f}, "Label"). Text is never parsed as HTML. */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes ?? {})) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") element.addEventListener(name.slice(2), value);
+    else if (name === "class") element.className = value;
+    else if (value === true) element.setAttribute(name, "");
+    else element.setAttribute(name, String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** A labelled input: {id, label, type, autocomplete, required, ...}. */
+export function field({ id, label, hint, ...input }) {
+  return h("div", { class: "field" },
+    h("label", { for: id }, label),
+    h("input", { id, name: id, ...input, "aria-describedby": hint ? `${id}-hint` : null }),
+    hint ? h("p", { class: "hint", id: `${id}-hint` }, hint) : null);
+}
+
+/** A status banner: kind "ok", "error" or "info". role=alert for errors so screen readers say it. */
+export function banner(kind, text, extra = {}) {
+  return h("div", { class: `banner ${kind}`, role: kind === "error" ? "alert" : "status", ...extra }, text);
+}
+
+/** Shows an error where the form is; moves focus to it. */
+export function showError(where, error) {
+  const message = error instanceof ApiError ? `${error.message} (${error.code})` : String(error?.message ?? error);
+  const node = banner("error", message, { tabindex: "-1", "data-error-code": error?.code ?? "" });
+  where.replaceChildren(node);
+  node.focus();
+}
+
+/**
+ * Opens a native modal <dialog> (focus stays inside; Escape gives `dismissValue`) titled
+ * `title`, holding what `build(settle)` returns; `settle(value)` closes it and resolves.
+ */
+function openModal(id, title, build, dismissValue) {
+  return new Promise((resolve) => {
+    const titleID = `${id ?? "dialog"}-title`;
+    const dialog = h("dialog", { id, class: "modal", "aria-labelledby": titleID });
+    let settled = false;
+    const settle = (value) => {
+      if (settled) return;
+      settled = true;
+      dialog.close();
+      dialog.remove();
+      resolve(value);
+    };
+    append(dialog, [h("h2", { id: titleID }, title), build(settle)]);
+    dialog.addEventListener("cancel", (event) => { event.preventDefault(); settle(dismissValue); });
+    document.body.append(dialog);
+    dialog.showModal();
+    (dialog.querySelector("input") ?? dialog.querySelector("button.primary") ?? dialog.querySelector("button"))?.focus();
+  });
+}
+
+/** A dialog with `body` and a button per action: resolves with the chosen action's value. */
+export function showDialog({ id, title, body = [], actions = [{ label: "OK", value: "ok", primary: true }], dismissValue = null }) {
+  return openModal(id, title, (settle) => [
+    h("div", { class: "dialog-body" }, body),
+    h("div", { class: "actions" }, actions.map((action) =>
+      h("button", { type: "button", class: action.primary ? "primary" : "secondary", "data-value": action.value,
+        onclick: () => settle(action.value) }, action.label))),
+  ], dismissValue);
+}
+
+/** A dialog whose body is a form: resolves with the form's values, or null when cancelled. */
+export function formDialog({ id, title, intro, fields, submitLabel = "Continue", error }) {
+  return openModal(id, title, (settle) => {
+    const form = h("form", { method: "dialog", class: "dialog-form" },
+      intro ? h("p", {}, intro) : null,
+      error ? banner("error", error) : null,
+      fields.map(field),
+      h("div", { class: "actions" },
+        h("button", { type: "button", class: "secondary", "data-value": "cancel", onclick: () => settle(null) }, "Cancel"),
+        h("button", { type: "submit", class: "primary" }, submitLabel)));
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      settle(Object.fromEntries(fields.map((f) => [f.id, form.querySelector(`#${f.id}`).value])));
+    });
+    return form;
+  }, null);
+}
+
+// MARK: screens
+
+const screens = new Map();
+
+/**
+ * Registers a screen: `render(view)` fills the <main> element (it may be async);
+ * `session: true` screens send a signed-out user to sign-in first; `leave()` runs on the way out.
+ */
+export function screen(name, definition) {
+  screens.set(name, definition);
+}
+
+let current = null;
+
+export function navigate(name) {
+  if (location.hash === `#/${name}`) show(); else location.hash = `#/${name}`;
+}
+
+export async function show() {
+  const name = location.hash.replace(/^#\/?/, "") || (state.session ? "dashboard" : "login");
+  let definition = screens.get(name);
+  if (!definition) { navigate(state.session ? "dashboard" : "login"); return; }
+  if (definition.session && !state.session) { navigate("login"); return; }
+  if (current?.leave) current.leave();
+  current = definition;
+  const view = document.getElementById("view");
+  view.replaceChildren();
+  document.title = `${definition.title} – Custos`;
+  renderMenu(name);
+  const heading = h("h1", { tabindex: "-1", id: "screen-title" }, definition.title);
+  view.append(heading);
+  heading.focus();
+  try {
+    await definition.render(view);
+  } catch (error) {
+    const where = h("div");
+    view.append(where);
+    showError(where, error);
+  }
+}
+
+function renderMenu(active) {
+  const nav = document.getElementById("menu");
+  const items = state.session
+    ? [["dashboard", "Dashboard"], ["biometric", "Biometric Authentication"], ["notifications", "Notifications"],
+       ["optin", "Biometric opt-in / opt-out"], ["passkeys", "Passkeys"], ["signout", "Sign out"]]
+    : [["login", "Sign in"], ["activate", "Activate"]];
+  items.push(["admin", "Admin"]);
+  nav.replaceChildren(h("ul", {}, items.map(([name, label]) =>
+    h("li", {}, h("a", { href: `#/${name}`, id: `menu-${name}`, "aria-current": name === active ? "page" : null }, label)))));
+  const who = document.getElementById("who");
+  who.textContent = state.session ? `Signed in as ${state.session.userID}` : "Not signed in";
+}
+
+/** Forgets the session (the server's side is ended by the caller, when it can be). */
+export function endSession(notice) {
+  state.session = null;
+  sessionNotice = notice ?? null;
+  navigate("login");
+}
+
+let sessionNotice = null;
+/** A notice for the sign-in screen (why the session ended), read once. */
+export function takeSessionNotice() {
+  const notice = sessionNotice;
+  sessionNotice = null;
+  return notice;
+}
+
+export function formatTime(iso) {
+  if (!iso) return "";
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? iso : date.toLocaleString();
+}
