@@ -7,7 +7,10 @@ import Testing
 /// unanswered, cancelling the awaiting task, a camera that fails. Each cancels the
 /// transaction on the server, emits the workflow's result event once with
 /// `error == .userCancelled`, and returns the server's cancel answer.
-@Suite(.timeLimit(.minutes(1))) struct SelfieCancellationTests {
+///
+/// The limit catches a hang, not slowness: it counts the time a test waits for a thread while
+/// every suite runs in parallel on two cores (minutes under `make test`; well under a second alone).
+@Suite(.timeLimit(.minutes(5))) struct SelfieCancellationTests {
     static let cancelLine = "POST \(ContractFixtures.transactionPath)/cancel HTTP/1.1"
     static let confirmLine = "POST \(ContractFixtures.transactionPath)/confirm HTTP/1.1"
     static let framesLine = "POST \(ContractFixtures.transactionPath)/frames HTTP/1.1"
