@@ -10,7 +10,9 @@ packages=(
   libmicrohttpd-dev libsqlite3-dev libpq-dev libssl-dev libargon2-dev libcurl4-openssl-dev
   libdlib-dev libblas-dev liblapack-dev libopenblas0-pthread
   pkg-config postgresql wrk curl python3-venv
-  chromium chromium-driver ffmpeg
+  # The browser tests: headless Chromium and its driver, ffmpeg for the fake camera's clips, and
+  # the emoji the pages' titles use (for the screenshots).
+  chromium chromium-driver ffmpeg fonts-noto-color-emoji
 )
 
 missing=()

@@ -292,6 +292,18 @@ class Suite:
         result = self.rp("GET", f"/v1/notifications/{created['notification_uuid']}/result")
         assert result["status"] == "answered" and result.get("auth_level") == 1, result
 
+    def notification_with_device_signature(self):
+        """Level 3: this browser's WebCrypto key signs the notification's canonical content."""
+        self.click('#notification-result button[data-value]')
+        created = self.notify(3)
+        self.answer_notification(created)
+        self.click('#notification-modal button.notification-action[data-action="approve"]')
+        self.click('#stepup-device-dialog button[data-value="approve"]')
+        title = self.find("#notification-result h2").text
+        assert title == "Approved", self.text("#notification-result")
+        result = self.rp("GET", f"/v1/notifications/{created['notification_uuid']}/result")
+        assert result["status"] == "answered" and result.get("auth_level") == 3, result
+
     def wrong_number_refused(self):
         self.click('#notification-result button[data-value]')
         created = self.notify(0, number_matching=True)
@@ -327,9 +339,9 @@ class Suite:
             "protocol": "ctap2", "transport": "internal", "hasResidentKey": True, "hasUserVerification": True,
             "isUserVerified": True, "automaticPresenceSimulation": True}})["authenticatorId"]
 
-    def oidc_client(self):
+    def oidc_client(self, name="Example Shop"):
         answer = requests.post(self.base + "/v1/admin/oidc/clients", headers={"Authorization": f"Bearer {self.admin_key}"}, timeout=10,
-                               json={"name": "Example Shop", "client_type": "public", "redirect_uris": [self.base + "/callback"]})
+                               json={"name": name, "client_type": "public", "redirect_uris": [self.base + "/callback"]})
         assert answer.status_code == 201, answer.text
         return answer.json()["client_id"]
 
@@ -396,14 +408,49 @@ class Suite:
         assert "intact" in self.text("#admin-audit-result"), self.text("#admin-audit-result")
         self.driver.execute_script("document.getElementById('admin-audit').scrollIntoView()")
 
+    def hostile_text_stays_text(self):
+        """A relying party's texts and a client's name are shown as text, never run as markup."""
+        hostile = '<img src=x onerror="window.pwned=1">'
+        self.sign_in()
+        created = self.rp("POST", "/v1/notifications", {
+            "user_id": self.user, "subject": "Pay " + hostile, "message": "<script>window.pwned=1</script>",
+            "actions": [{"label": "OK " + hostile, "action": "ok", "auth_level": 0}]})
+        self.answer_notification(created)
+        modal = self.find("#notification-modal").text
+        assert hostile in modal and "<script>window.pwned=1</script>" in modal, modal
+        self.click('#notification-modal button.notification-action[data-action="ok"]')
+        self.find("#notification-result")
+        client_id = self.oidc_client(name="Shop " + hostile)
+        verifier = secrets.token_urlsafe(48)
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        self.driver.get(self.base + "/oauth2/authorize?" + urllib.parse.urlencode({
+            "client_id": client_id, "redirect_uri": self.base + "/callback", "response_type": "code", "scope": "openid",
+            "code_challenge": challenge, "code_challenge_method": "S256"}))
+        assert hostile in self.text("#screen-title"), self.text("#screen-title")
+        assert self.driver.execute_script("return window.pwned === undefined && document.querySelectorAll('img').length === 0")
+
+    def opt_out(self):
+        self.sign_in()
+        self.open("optin")
+        self.find('#template-status-card[data-status-code="100"]')
+        self.click("#optout")
+        self.click('#optout-confirm button[data-value="delete"]')
+        assert self.find("#optout-result h2").text == "Template deleted"
+        self.click('#optout-result button[data-value="ok"]')
+        self.find('#template-status-card[data-status-code="600"]')
+        self.open("biometric")
+        self.find('#template-status-card[data-status-code="600"]')
+        assert self.find("#start-authentication").get_attribute("disabled") is not None
+
     def run(self):
         flows = [
             ("headers", self.headers), ("admin_creates_user", self.admin_creates_user), ("activate_opt_in", self.activate_and_opt_in),
             ("authenticate_matched", self.authenticate_matched), ("still_photo_liveness_failed", self.still_photo_fails_liveness),
             ("close_at_confirmation_240", self.close_at_confirmation), ("notification_password", self.notification_with_password),
+            ("notification_device_signature", self.notification_with_device_signature),
             ("notification_wrong_number", self.wrong_number_refused), ("notification_selfie", self.notification_with_selfie),
             ("passkey_register_sign_in", self.passkey_register_and_sign_in), ("oidc_device_sign_in", self.device_sign_in_at_authorization_endpoint),
-            ("admin_audit", self.admin_audit),
+            ("admin_audit", self.admin_audit), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out),
         ]
         try:
             for name, flow in flows:
