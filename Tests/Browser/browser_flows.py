@@ -239,6 +239,9 @@ class Suite:
         self.click("#consent-accept")
         self.click("#start-optin")
         self.click('#selfie-confirm button[data-value="start"]')
+        # The capture screen itself: the preview, the action asked now, the progress.
+        WebDriverWait(self.driver, 10).until(lambda driver: "blink" in driver.find_element(By.ID, "selfie-instruction").text.lower())
+        self.driver.save_screenshot(os.path.join(self.out, "selfie_capture-desktop.png"))
         title, fields = self.result_dialog()
         assert fields.get("Biometric Result") == "ENROLLED", (title, fields)
         self.click('#selfie-result button[data-value="dashboard"]')
@@ -391,6 +394,14 @@ class Suite:
         self.find("#passkey-list li.passkey")
         self.sign_in_at_authorization_endpoint(f'#authorize-choices button.signin-passkey[data-user="{self.user}"]')
 
+    def passkey_app_sign_in(self):
+        """The passkey signs in to the app itself, no account picked: the authenticator offers it."""
+        self.open("login")
+        self.type("#passkey-login-password", PASSWORD)
+        self.click("#login-passkey")
+        session = self.text("#dashboard-session")
+        assert self.user in session and "pk_" in session, session
+
     def device_sign_in_at_authorization_endpoint(self):
         self.sign_in_at_authorization_endpoint(f'#authorize-choices button.signin-device[data-user="{self.user}"]')
 
@@ -449,7 +460,8 @@ class Suite:
             ("close_at_confirmation_240", self.close_at_confirmation), ("notification_password", self.notification_with_password),
             ("notification_device_signature", self.notification_with_device_signature),
             ("notification_wrong_number", self.wrong_number_refused), ("notification_selfie", self.notification_with_selfie),
-            ("passkey_register_sign_in", self.passkey_register_and_sign_in), ("oidc_device_sign_in", self.device_sign_in_at_authorization_endpoint),
+            ("passkey_register_sign_in", self.passkey_register_and_sign_in),
+            ("passkey_app_sign_in", self.passkey_app_sign_in), ("oidc_device_sign_in", self.device_sign_in_at_authorization_endpoint),
             ("admin_audit", self.admin_audit), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out),
         ]
         try:

@@ -93,6 +93,11 @@ public enum Endpoints {
                                                                                                            status: 201)
     public static let completePasskeyRegistration = Endpoint<PasskeyRegistrationRequest, DeviceInfo>(
         .post, "/v1/passkeys/registration/{id}", .session, status: 201)
+    /// A passkey (or a bound device answering in WebAuthn's form) signs in to Custos itself,
+    /// without a user id: the challenge, then the assertion and the password where asked; the
+    /// answer is the login's.
+    public static let beginPasskeyLogin = Endpoint<NoContent, PasskeyLoginChallengeResponse>(.post, "/v1/login/passkey/challenge", .anyone)
+    public static let passkeyLogin = Endpoint<PasskeyLoginRequest, AuthenticationResult>(.post, "/v1/login/passkey", .anyone)
     public static let createOIDCClient = Endpoint<CreateOIDCClientRequest, OIDCClientInfo>(.post, "/v1/admin/oidc/clients", .apiKey(.admin), status: 201)
     public static let oidcClients = Endpoint<NoContent, OIDCClientList>(.get, "/v1/admin/oidc/clients", .apiKey(.admin))
     public static let oidcClient = Endpoint<NoContent, OIDCClientInfo>(.get, "/v1/admin/oidc/clients/{id}", .apiKey(.admin))
@@ -120,7 +125,7 @@ public enum Endpoints {
         createNotification.erased, notificationResult.erased, webhookSecret.erased, notifications.erased, notificationHistory.erased,
         updateNotification.erased, openIDConfiguration.erased, backchannelAuthentication.erased, token.erased, registerCIBAClient.erased,
         authorize.erased, userInfo.erased, revokeToken.erased, introspectToken.erased, beginDeviceSignIn.erased, completeDeviceSignIn.erased,
-        beginPasskeyRegistration.erased, completePasskeyRegistration.erased, createOIDCClient.erased, oidcClients.erased, oidcClient.erased, deleteOIDCClient.erased,
+        beginPasskeyRegistration.erased, completePasskeyRegistration.erased, beginPasskeyLogin.erased, passkeyLogin.erased, createOIDCClient.erased, oidcClients.erased, oidcClient.erased, deleteOIDCClient.erased,
         auditEvents.erased, verifyAudit.erased, webRoot.erased, webApp.erased, webAsset.erased,
     ]
 }

@@ -324,3 +324,53 @@ public struct PasskeyRegistrationRequest: Codable, Equatable, Sendable {
         self.name = name
     }
 }
+
+/// `POST /v1/login/passkey/challenge`: what `navigator.credentials.get` needs (no user id: the
+/// authenticator offers the user's passkeys for this relying party).
+public struct PasskeyLoginChallengeResponse: Codable, Equatable, Sendable {
+    /// base64url, single use.
+    public var challenge: String
+    public var rpID: String
+    public var userVerification: String
+    public var expiresAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case challenge
+        case rpID = "rp_id"
+        case userVerification = "user_verification"
+        case expiresAt = "expires_at"
+    }
+
+    public init(challenge: String, rpID: String, userVerification: String = "required", expiresAt: Date) {
+        self.challenge = challenge
+        self.rpID = rpID
+        self.userVerification = userVerification
+        self.expiresAt = expiresAt
+    }
+}
+
+/// `POST /v1/login/passkey`: the assertion over the challenge (the credential id is the
+/// device id, `pk_…` for a passkey), plus the password when the policy asks for it.
+public struct PasskeyLoginRequest: Codable, Equatable, Sendable {
+    public var credentialID: String
+    public var authenticatorData: String
+    public var clientDataJSON: String
+    /// ES256 in ASN.1 DER, as authenticators sign.
+    public var signature: String
+    public var password: String?
+
+    enum CodingKeys: String, CodingKey {
+        case signature, password
+        case credentialID = "credential_id"
+        case authenticatorData = "authenticator_data"
+        case clientDataJSON = "client_data_json"
+    }
+
+    public init(credentialID: String, authenticatorData: String, clientDataJSON: String, signature: String, password: String? = nil) {
+        self.credentialID = credentialID
+        self.authenticatorData = authenticatorData
+        self.clientDataJSON = clientDataJSON
+        self.signature = signature
+        self.password = password
+    }
+}

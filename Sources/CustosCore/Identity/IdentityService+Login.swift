@@ -52,14 +52,23 @@ extension IdentityService {
         let signatureValid = try device.map { device in
             keys.verify(signature: Array(signatureBytes), message: Array(nonce.utf8), key: try keys.parse(jwkJSON: device.publicKeyJWK))
         } ?? false
-        guard let device, signatureValid else {
-            if let wait = try throttle.retryAfter(deviceID: deviceID, client: client, now: now) {
-                throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
-            }
-            let left = try throttle.recordFailure(deviceID: deviceID, client: client, now: now)
-            return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left)
-        }
+        guard let device, signatureValid else { return try rejectDevice(deviceID, userID: userID, client: client, now: now) }
+        return try concludeLogin(userID: userID, device: device, password: password, now: now)
+    }
 
+    /// A device that did not prove itself (unknown, revoked, a bad signature): counted against its
+    /// id from the client's address, never against the user; 429 once those attempts are spent.
+    func rejectDevice(_ deviceID: String, userID: String, client: String?, now: Date) throws -> AuthenticationOutcome {
+        if let wait = try throttle.retryAfter(deviceID: deviceID, client: client, now: now) {
+            throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
+        }
+        let left = try throttle.recordFailure(deviceID: deviceID, client: client, now: now)
+        return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left)
+    }
+
+    /// The rest of a login once `device`, bound to `userID`, proved itself: the user's state, an
+    /// attempt, the password where the policy asks for it, then a session (or 110).
+    func concludeLogin(userID: String, device: Device, password: String?, now: Date) throws -> AuthenticationOutcome {
         let user = try store.user(id: userID)
         if let user {
             if user.isLocked(at: now) { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }

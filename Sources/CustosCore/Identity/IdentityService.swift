@@ -29,6 +29,7 @@ public final class IdentityService: Sendable {
         static let loginNonce = "login_nonce"
         static let passwordChange = "password_change"
         static let deviceRegistration = "device_registration"
+        static let passkeyLogin = "passkey_login"
     }
 
     public init(store: any Storage, hasher: any PasswordHasher, keys: any DeviceKeyVerifier, digester: any SecretDigester,

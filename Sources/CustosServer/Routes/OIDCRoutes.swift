@@ -27,15 +27,9 @@ enum OIDCRoutes {
                                                  expiresAt: challenge.expiresAt)
         }
         routes.on(Endpoints.completeDeviceSignIn, groups.signIn) { context, body in
-            guard let authenticatorData = Data(base64URLEncoded: body.authenticatorData),
-                  let clientData = Data(base64URLEncoded: body.clientDataJSON), let signature = Data(base64URLEncoded: body.signature),
-                  signature.count <= 80, authenticatorData.count <= 1024, clientData.count <= 4096 else {
-                throw OIDCError.invalid("assertion", "fields must be base64url (authenticator_data, client_data_json, signature)")
-            }
             let issued = try oidc().completeDeviceSignIn(
                 authorizationID: try context.parameter("id"),
-                assertion: WebAuthnAssertion(credentialID: body.credentialID, authenticatorData: authenticatorData,
-                                             clientDataJSON: clientData, signature: signature),
+                assertion: try assertion(body.credentialID, body.authenticatorData, body.clientDataJSON, body.signature),
                 client: context.request.remoteAddress?.description)
             return AuthorizationCodeResponse(code: issued.code, state: issued.state, redirectURI: issued.redirectURI, iss: issued.issuer,
                                              location: issued.location)
@@ -86,6 +80,16 @@ enum OIDCRoutes {
                 userID: context.caller.userID, registrationID: try context.parameter("id"),
                 attestation: WebAuthnAttestation(attestationObject: attestation, clientDataJSON: clientData), name: body.name)
             return WireMapping.device(device)
+        }
+        routes.on(Endpoints.beginPasskeyLogin, groups.signIn) { _, _ in
+            let started = try oidc().beginPasskeyLogin()
+            return PasskeyLoginChallengeResponse(challenge: started.challenge.base64URLEncodedString, rpID: started.rpID,
+                                                 expiresAt: started.expiresAt)
+        }
+        routes.on(Endpoints.passkeyLogin, groups.signIn) { context, body in
+            let outcome = try oidc().passkeyLogin(try assertion(body.credentialID, body.authenticatorData, body.clientDataJSON, body.signature),
+                                                  password: body.password, client: context.request.remoteAddress?.description)
+            return WireMapping.outcome(outcome, policy: identity.policy)
         }
         routes.on(Endpoints.createOIDCClient, groups.admin) { _, body in
             guard let kind = OIDCClient.Kind(rawValue: body.clientType) else {
@@ -140,6 +144,15 @@ enum OIDCRoutes {
         response.headers.set("X-Content-Type-Options", "nosniff")
         response.headers.set("Referrer-Policy", "no-referrer")
         return OpenIDRoutes.noStore(response)
+    }
+
+    /// A WebAuthn assertion's base64url fields, within the sizes an authenticator produces.
+    static func assertion(_ credentialID: String, _ authenticatorData: String, _ clientDataJSON: String, _ signature: String) throws -> WebAuthnAssertion {
+        guard let authenticatorData = Data(base64URLEncoded: authenticatorData), let clientData = Data(base64URLEncoded: clientDataJSON),
+              let signature = Data(base64URLEncoded: signature), signature.count <= 80, authenticatorData.count <= 1024, clientData.count <= 4096 else {
+            throw OIDCError.invalid("assertion", "fields must be base64url (authenticator_data, client_data_json, signature)")
+        }
+        return WebAuthnAssertion(credentialID: credentialID, authenticatorData: authenticatorData, clientDataJSON: clientData, signature: signature)
     }
 
     static func redirect(_ location: String) -> Response {

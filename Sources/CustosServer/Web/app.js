@@ -1,10 +1,10 @@
 // The app's entry: activation, sign-in with this browser's device key, the password change a
 // 110 answer asks for, the dashboard, sign-out. Importing the other screens registers them.
-import { api, state, h, field, banner, showError, screen, navigate, show, endSession, takeSessionNotice, formatTime, utf8, base64url } from "./core.js";
+import { api, state, h, field, banner, showError, busy, screen, navigate, show, endSession, takeSessionNotice, formatTime, utf8, base64url } from "./core.js";
 import { devices, newKeyPair, signRaw } from "./device.js";
 import "./biometric.js";
 import "./notifications.js";
-import "./passkeys.js";
+import { signInWithPasskey } from "./passkeys.js";
 import "./admin.js";
 
 function browserName() {
@@ -78,36 +78,54 @@ screen("login", {
     const notice = takeSessionNotice();
     if (notice) view.append(banner("info", notice, { id: "login-notice" }));
     const bound = await devices.all();
-    if (bound.length === 0) {
-      view.append(h("div", { class: "card stack" },
+    view.append(bound.length > 0 ? deviceLoginForm(bound)
+      : h("div", { class: "card stack" },
         h("p", {}, "This browser is not bound to any account yet."),
         h("p", {}, h("a", { href: "#/activate", class: "button primary", id: "go-activate" }, "Activate with a code"))));
-      return;
-    }
-    const errors = h("div", { id: "login-error" });
-    const select = h("select", { id: "login-user", name: "login-user" },
-      bound.map((record) => h("option", { value: record.userID }, `${record.userID} (${record.name ?? record.deviceID})`)));
-    const form = h("form", { id: "login-form", class: "card stack" },
-      h("div", { class: "field" }, h("label", { for: "login-user" }, "Account"), select),
-      field({ id: "login-password", label: "Password", type: "password", autocomplete: "current-password",
-        hint: "Asked when the server's policy wants it; this browser's key signs you in." }),
-      errors,
-      h("button", { type: "submit", class: "primary", id: "login-submit" }, "Sign in"));
-    form.addEventListener("submit", async (event) => {
-      event.preventDefault();
-      const button = form.querySelector("#login-submit");
-      button.disabled = true;
-      try {
-        await signIn(select.value, form.querySelector("#login-password").value, errors);
-      } catch (error) {
-        showError(errors, error);
-      } finally {
-        button.disabled = false;
-      }
-    });
-    view.append(form, h("p", { class: "muted" }, "Another account? ", h("a", { href: "#/activate" }, "Activate it in this browser"), "."));
+    view.append(passkeyLoginForm(),
+      h("p", { class: "muted" }, "Another account? ", h("a", { href: "#/activate" }, "Activate it in this browser"), "."));
   },
 });
+
+/** Sign-in with this browser's device key (one per account activated here). */
+function deviceLoginForm(bound) {
+  const errors = h("div", { id: "login-error" });
+  const select = h("select", { id: "login-user", name: "login-user" },
+    bound.map((record) => h("option", { value: record.userID }, `${record.userID} (${record.name ?? record.deviceID})`)));
+  const form = h("form", { id: "login-form", class: "card stack" },
+    h("div", { class: "field" }, h("label", { for: "login-user" }, "Account"), select),
+    field({ id: "login-password", label: "Password", type: "password", autocomplete: "current-password",
+      hint: "Asked when the server's policy wants it (by default, at every sign-in); this browser's key signs you in." }),
+    errors,
+    h("button", { type: "submit", class: "primary", id: "login-submit" }, "Sign in"));
+  submitting(form, "#login-submit", errors, () => signIn(select.value, form.querySelector("#login-password").value, errors));
+  return form;
+}
+
+/** Sign-in with a passkey: no account to pick, the authenticator offers its passkeys for this server. */
+function passkeyLoginForm() {
+  const errors = h("div", { id: "passkey-login-error" });
+  const form = h("form", { id: "passkey-login-form", class: "card stack" },
+    h("h2", {}, "Sign in with a passkey"),
+    field({ id: "passkey-login-password", label: "Password", type: "password", autocomplete: "current-password",
+      hint: "Asked when the server's policy wants it (by default, at every sign-in)." }),
+    errors,
+    h("button", { type: "submit", class: "secondary", id: "login-passkey" }, "Sign in with a passkey"));
+  submitting(form, "#login-passkey", errors, async () => {
+    const result = await signInWithPasskey(form.querySelector("#passkey-login-password").value);
+    if (result.status_code === 100) return startSession(result);
+    throw new Error(outcomeMessage(result));
+  });
+  return form;
+}
+
+/** Runs `work` on submit with the button disabled, showing its error. */
+function submitting(form, buttonSelector, errors, work) {
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    busy(form.querySelector(buttonSelector), errors, work);
+  });
+}
 
 async function signIn(userID, password, errors) {
   const record = await devices.get(userID);

@@ -1,6 +1,6 @@
 // Server biometrics: the Biometric Authentication screen of the seed (the template status card
 // and banner, the Start Authentication button's states), and opt-in / KYC / opt-out.
-import { api, h, banner, showError, showDialog, screen, blobBase64 } from "./core.js";
+import { api, h, banner, showError, showDialog, screen, blobBase64, busy } from "./core.js";
 import { runSelfie, showResultDialog } from "./selfie.js";
 
 /** The consent text's version: the server records which text the user accepted. */
@@ -116,16 +116,8 @@ screen("optin", {
       return { accepted: true, version: CONSENT_VERSION };
     };
     const run = (button, work) => button.addEventListener("click", async () => {
-      errors.replaceChildren();
-      button.disabled = true;
-      try {
-        await work();
-      } catch (error) {
-        showError(errors, error);
-      } finally {
-        button.disabled = false;
-        await refresh().catch((error) => showError(errors, error));
-      }
+      await busy(button, errors, work);
+      await refresh().catch((error) => showError(errors, error));
     });
 
     const optIn = h("button", { type: "button", class: "primary", id: "start-optin" }, "Opt in with a live selfie");

@@ -122,6 +122,19 @@ export function showError(where, error) {
   node.focus();
 }
 
+/** Runs `work` with `button` disabled and `errors` cleared; shows what it threw there. */
+export async function busy(button, errors, work) {
+  errors.replaceChildren();
+  button.disabled = true;
+  try {
+    await work();
+  } catch (error) {
+    showError(errors, error);
+  } finally {
+    button.disabled = false;
+  }
+}
+
 /**
  * Opens a native modal <dialog> (focus stays inside; Escape gives `dismissValue`) titled
  * `title`, holding what `build(settle)` returns; `settle(value)` closes it and resolves.

@@ -1,6 +1,6 @@
 // Passkeys: the signed-in user registers one (the password again, then the browser's WebAuthn
-// API and its authenticator); apps then sign the user in with it on the sign-in page of the
-// OpenID authorization endpoint.
+// API and its authenticator). It then signs the user in to Custos itself, without a user id, and
+// to apps on the sign-in page of the OpenID authorization endpoint.
 import { api, state, h, banner, showError, formDialog, screen, base64url, fromBase64url, utf8, formatTime } from "./core.js";
 import { devices } from "./device.js";
 
@@ -34,7 +34,7 @@ screen("passkeys", {
       }
     });
     view.append(
-      h("p", {}, "A passkey lives in an authenticator (this computer, a phone, a security key) and signs you in to apps without a password. Adding one asks for your password again."),
+      h("p", {}, "A passkey lives in an authenticator (this computer, a phone, a security key). It signs you in here (Sign in with a passkey, no account to pick) and to apps that use Custos. Adding one asks for your password again."),
       h("section", { class: "card stack" }, h("div", { class: "field" }, h("label", { for: "passkey-name" }, "Name"), name), add),
       errors, h("section", { class: "card" }, h("h2", {}, "Passkeys added here"), list));
     await refresh();
@@ -73,4 +73,27 @@ async function registerPasskey(name) {
     await devices.put(record);
   }
   return device;
+}
+
+/**
+ * Signs in to Custos with a passkey, without a user id: the authenticator offers the passkeys
+ * it holds for this server. Resolves with the login's answer (AuthenticationResult).
+ */
+export async function signInWithPasskey(password) {
+  if (!window.PublicKeyCredential) throw new Error("This browser has no WebAuthn support.");
+  const challenge = await api("POST", "/v1/login/passkey/challenge");
+  const credential = await navigator.credentials.get({
+    publicKey: {
+      challenge: fromBase64url(challenge.challenge), rpId: challenge.rp_id,
+      userVerification: challenge.user_verification, allowCredentials: [], timeout: 120000,
+    },
+  });
+  const body = {
+    credential_id: "pk_" + base64url(credential.rawId),
+    authenticator_data: base64url(credential.response.authenticatorData),
+    client_data_json: base64url(credential.response.clientDataJSON),
+    signature: base64url(credential.response.signature),
+  };
+  if (password) body.password = password;
+  return api("POST", "/v1/login/passkey", body);
 }
