@@ -85,6 +85,11 @@ struct LiveServer {
         }
         configuration.issuer = Self.verdictSigning.issuer
         configuration.idvAudience = Self.verdictSigning.audience
+        // Real time runs on while a test waits for a thread behind the other suites (minutes under
+        // make test on two cores): sign-in challenges and codes outlive that wait. Tests of their
+        // expiry move the clock, or run a server with short lifetimes.
+        configuration.oidc.challengeLifetime = 900
+        configuration.oidc.codeLifetime = 900
         configure(&configuration)
         clock = TestClock()
         let services = try ApplicationFactory.services(
