@@ -453,6 +453,31 @@ class Suite:
         self.find('#template-status-card[data-status-code="600"]')
         assert self.find("#start-authentication").get_attribute("disabled") is not None
 
+    def kyc(self):
+        """Identity verification (workflow 6) enrols a second user: a document photo chosen from
+        disk, compared with a live selfie (take B: this user has no earlier takes to replay)."""
+        user = "kyc-" + secrets.token_hex(3)
+        code = self.rp("POST", "/v1/users", {"user_id": user})["activation"]["activation_code"]
+        self.launch(self.video("take-b", start=100))
+        self.open("activate")
+        self.type("#activate-user", user)
+        self.type("#activate-code", code)
+        self.type("#activate-password", PASSWORD)
+        self.type("#activate-password2", PASSWORD)
+        self.click("#activate-submit")
+        self.find("#dashboard-session")
+        self.open("optin")
+        self.find('#template-status-card[data-status-code="600"]')
+        self.click("#consent-accept")
+        self.find("#kyc-document").send_keys(os.path.join(self.frames, "frame_0120.jpg"))
+        self.click("#start-kyc")
+        self.click('#selfie-confirm button[data-value="start"]')
+        title, fields = self.result_dialog()
+        assert "Identity verified" in title and fields.get("Biometric Result") in ("MATCHED", "ENROLLED"), (title, fields)
+        self.click('#selfie-result button[data-value="dashboard"]')
+        self.open("optin")
+        self.find('#template-status-card[data-status-code="100"]')
+
     def run(self):
         flows = [
             ("headers", self.headers), ("admin_creates_user", self.admin_creates_user), ("activate_opt_in", self.activate_and_opt_in),
@@ -462,7 +487,7 @@ class Suite:
             ("notification_wrong_number", self.wrong_number_refused), ("notification_selfie", self.notification_with_selfie),
             ("passkey_register_sign_in", self.passkey_register_and_sign_in),
             ("passkey_app_sign_in", self.passkey_app_sign_in), ("oidc_device_sign_in", self.device_sign_in_at_authorization_endpoint),
-            ("admin_audit", self.admin_audit), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out),
+            ("admin_audit", self.admin_audit), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out), ("kyc", self.kyc),
         ]
         try:
             for name, flow in flows:
