@@ -179,7 +179,7 @@ screen("dashboard", {
         tile("biometric", "Biometric Authentication", "Check your face template and authenticate with a live selfie."),
         tile("notifications", "Notifications", "Approve or reject requests from the services you use."),
         tile("optin", "Biometric opt-in / opt-out", "Store your face template on the server, verify your identity, or delete it."),
-        tile("passkeys", "Passkeys", "Add a passkey to sign in to apps with it.")));
+        tile("passkeys", "Passkeys", "Add a passkey: sign in with it here and in apps that use Custos.")));
   },
 });
 
