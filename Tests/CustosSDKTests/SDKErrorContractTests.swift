@@ -9,7 +9,7 @@ import Testing
 ///
 /// The limit catches a hang, not slowness: it counts the time a test waits for a thread while
 /// every suite runs in parallel on two cores (minutes under `make test`; well under a second alone).
-@Suite(.timeLimit(.minutes(5))) struct SDKErrorContractTests {
+@Suite(.timeLimit(.minutes(10))) struct SDKErrorContractTests {
     /// A way the server fails to answer, and the code the app must see.
     struct Failure: Sendable {
         let name: String

@@ -10,7 +10,7 @@ import Testing
 ///
 /// The limit catches a hang, not slowness: it counts the time a test waits for a thread while
 /// every suite runs in parallel on two cores (minutes under `make test`; well under a second alone).
-@Suite(.timeLimit(.minutes(5))) struct SelfieCancellationTests {
+@Suite(.timeLimit(.minutes(10))) struct SelfieCancellationTests {
     static let cancelLine = "POST \(ContractFixtures.transactionPath)/cancel HTTP/1.1"
     static let confirmLine = "POST \(ContractFixtures.transactionPath)/confirm HTTP/1.1"
     static let framesLine = "POST \(ContractFixtures.transactionPath)/frames HTTP/1.1"

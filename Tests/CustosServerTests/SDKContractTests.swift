@@ -8,7 +8,10 @@ import Testing
 /// The seed's SDK contract against the real server: failures reach the events with a
 /// non-zero `longErrorCode`, 153 logs the user off, and every way out of a selfie is 240.
 /// (The SDK's own tests, over a stub server, go through every failure path.)
-@Suite(.timeLimit(.minutes(2))) struct SDKContractTests {
+///
+/// The limit catches a hang, not slowness: it counts the time a test waits for a thread while
+/// every suite runs in parallel on two cores (minutes under `make test`; seconds alone).
+@Suite(.timeLimit(.minutes(10))) struct SDKContractTests {
     /// An event's first matching payload. The handler is chained (it hides nothing from the
     /// handler below) and resumes the wait: no sleeping; the suite's time limit cancels a
     /// wait for an event that never comes.
@@ -103,8 +106,9 @@ import Testing
 }
 
 /// The 240 path on the real server (opt-in, workflow 10, so no template is needed first):
-/// declined before the challenge uses no attempt; abandoned after it uses one.
-@Suite(needsFaces, .timeLimit(.minutes(2))) struct SDKSelfieContractTests {
+/// declined before the challenge uses no attempt; abandoned after it uses one. The time limit is
+/// `SDKContractTests`'s.
+@Suite(needsFaces, .timeLimit(.minutes(10))) struct SDKSelfieContractTests {
     struct ClosedCamera: FrameSource {
         struct Closed: Error {}
         func capture(_ request: CaptureRequest) async throws -> [CapturedImage] { throw Closed() }
