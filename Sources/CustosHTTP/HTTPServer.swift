@@ -91,8 +91,10 @@ public final class HTTPServer: Sendable {
     /// be answered, then stops the worker threads. Safe to call more than once.
     public func stop() {
         guard let state = running.withLock({ state -> Running? in defer { state = nil }; return state }) else { return }
+        // The listen socket is closed only after MHD_stop_daemon: its worker threads may still
+        // be taking it out of their epoll sets, and a socket closed under them is a fatal
+        // error in libmicrohttpd (abort) — its manual says so for every threaded mode.
         let listener = MHD_quiesce_daemon(state.daemon)
-        if listener >= 0 { close(listener) }
         let deadline = Date().addingTimeInterval(configuration.shutdownGraceSeconds)
         while metrics.inFlight > 0 && Date() < deadline {
             usleep(5_000)
@@ -112,6 +114,7 @@ public final class HTTPServer: Sendable {
             usleep(2_000)
         }
         MHD_stop_daemon(state.daemon)
+        if listener >= 0 { close(listener) }
         workers.stop()
         logger.info("http_stopped", ["abandoned_requests": .int(abandoned)])
     }
