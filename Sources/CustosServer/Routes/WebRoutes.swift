@@ -14,14 +14,15 @@ enum WebRoutes {
             response.headers.set("Location", "/app/")
             return response
         }
-        routes.respond(Endpoints.webApp, groups.anyone, inline: true) { context, _ in
-            try app().response("index.html", request: context.request)!
-        }
-        routes.respond(Endpoints.webAsset, groups.anyone, inline: true) { context, _ in
-            guard let response = try app().response(try context.parameter("file"), request: context.request) else {
+        @Sendable func file(_ name: String, _ request: Request) throws -> Response {
+            guard let response = try app().response(name, request: request) else {
                 throw HTTPError(status: 404, code: "not_found", message: "No such file in the web app.")
             }
             return response
+        }
+        routes.respond(Endpoints.webApp, groups.anyone, inline: true) { context, _ in try file("index.html", context.request) }
+        routes.respond(Endpoints.webAsset, groups.anyone, inline: true) { context, _ in
+            try file(try context.parameter("file"), context.request)
         }
     }
 }

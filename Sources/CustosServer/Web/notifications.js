@@ -159,33 +159,34 @@ function renderList(current, which, notifications) {
 
 // MARK: cards
 
-function pendingCard(n) {
+/** A notification as a card: subject, message, payment details, then `terms` and `actions`. */
+function card(n, terms, actions = null) {
   const titleID = `notification-${n.notification_uuid}-subject`;
   return h("article", { class: "card notification", "data-notification": n.notification_uuid, "aria-labelledby": titleID },
     h("h3", { id: titleID }, n.subject),
     h("p", { class: "message" }, multiline(n.message)),
     detailsList(n.authorization_details),
-    h("dl", { class: "details" },
-      term("Received", formatTime(n.created_at), "created_at"),
-      term("Expires", formatTime(n.expires_at), "expires_at"),
-      term("Status", statusBadge(n.status), "status")),
-    h("div", { class: "row" },
-      h("button", { type: "button", class: "primary open-notification", "aria-describedby": titleID,
-        onclick: () => review(n) }, "Review")));
+    h("dl", { class: "details" }, terms),
+    actions ? h("div", { class: "row" }, actions(titleID)) : null);
+}
+
+function pendingCard(n) {
+  return card(n, [
+    term("Received", formatTime(n.created_at), "created_at"),
+    term("Expires", formatTime(n.expires_at), "expires_at"),
+    term("Status", statusBadge(n.status), "status"),
+  ], (titleID) => h("button", { type: "button", class: "primary open-notification", "aria-describedby": titleID,
+    onclick: () => review(n) }, "Review"));
 }
 
 function historyCard(n) {
-  const titleID = `notification-${n.notification_uuid}-subject`;
-  return h("article", { class: "card notification", "data-notification": n.notification_uuid, "aria-labelledby": titleID },
-    h("h3", { id: titleID }, n.subject),
-    h("p", { class: "message" }, multiline(n.message)),
-    detailsList(n.authorization_details),
-    h("dl", { class: "details" },
-      term("Status", statusBadge(n.status), "status"),
-      n.chosen_action ? term("Action", actionName(n, n.chosen_action), "chosen_action") : null,
-      n.achieved_level !== undefined && n.achieved_level !== null ? term("Level proven", levelText(n.achieved_level), "achieved_level") : null,
-      n.answered_at ? term("Answered", formatTime(n.answered_at), "answered_at") : null,
-      n.status === "expired" ? term("Expired", formatTime(n.expires_at), "expires_at") : null));
+  return card(n, [
+    term("Status", statusBadge(n.status), "status"),
+    n.chosen_action ? term("Action", actionName(n, n.chosen_action), "chosen_action") : null,
+    n.achieved_level !== undefined && n.achieved_level !== null ? term("Level proven", levelText(n.achieved_level), "achieved_level") : null,
+    n.answered_at ? term("Answered", formatTime(n.answered_at), "answered_at") : null,
+    n.status === "expired" ? term("Expired", formatTime(n.expires_at), "expires_at") : null,
+  ]);
 }
 
 /** The transaction details (type, amount + currency, payee, reference), or nothing. */

@@ -98,7 +98,7 @@ async function openCamera() {
 }
 
 /** The capture plan: a hold-still pause, then a slot per action, within the challenge's bounds. */
-export function plan(challenge) {
+function plan(challenge) {
   const actions = challenge.actions.length;
   let duration = (challenge.pause_ms ?? 0) + actions * ACTION_MS;
   duration = Math.max(duration, challenge.min_duration_ms + 200);
