@@ -32,6 +32,14 @@ extension MemoryStore: NotificationStore {
         try read { state in state.notifications.values.filter { $0.userID == userID && $0.status == .pending && $0.expiresAt > storedDate(now) }.count }
     }
 
+    public func openNotificationCount(userID: String, apiKeyID: String, now: Date) throws -> Int {
+        try read { state in
+            state.notifications.values.filter {
+                $0.userID == userID && $0.apiKeyID == apiKeyID && $0.status == .pending && $0.expiresAt > storedDate(now)
+            }.count
+        }
+    }
+
     public func openNotificationCount(apiKeyID: String, now: Date) throws -> Int {
         try read { state in
             state.notifications.values.filter { $0.apiKeyID == apiKeyID && $0.status == .pending && $0.expiresAt > storedDate(now) }.count

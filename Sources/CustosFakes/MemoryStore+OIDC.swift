@@ -91,6 +91,15 @@ extension MemoryStore: OIDCStore {
         }
     }
 
+    public func revokeGrants(userID: String, deviceID: String?, at: Date) throws -> Int {
+        try write { state in
+            let ids = state.oidcGrants.values.filter { $0.userID == userID && $0.revokedAt == nil && (deviceID == nil || $0.deviceID == deviceID) }
+                .map(\.id)
+            for id in ids { state.oidcGrants[id]?.revokedAt = storedDate(at) }
+            return ids.count
+        }
+    }
+
     public func redeemAuthorizationCode(digest: Data, now: Date) throws -> SpendOutcome<AuthorizationCode>? {
         try write { (state: inout MemoryState) -> SpendOutcome<AuthorizationCode>? in
             guard var code = state.oidcCodes[digest] else { return nil }

@@ -39,7 +39,7 @@ extension MemoryStore: UserStore {
             guard var user = state.users[id] else { return false }
             switch change {
             case .activate(let hash, let at):
-                guard user.status != .disabled else { return false }
+                guard user.status == .pendingActivation else { return false }
                 user.status = .active
                 user.passwordHash = hash
                 user.passwordChangedAt = storedDate(at)
@@ -55,6 +55,12 @@ extension MemoryStore: UserStore {
                 user.lockedUntil = storedDate(until)
                 user.lockoutCount += 1
             case .unlock:
+                user.lockedUntil = nil
+            case .reset(let at):
+                guard user.status != .disabled else { return false }
+                user.status = .pendingActivation
+                user.passwordHash = nil
+                user.passwordChangedAt = storedDate(at)
                 user.lockedUntil = nil
             }
             state.users[id] = user

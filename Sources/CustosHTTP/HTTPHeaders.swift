@@ -11,6 +11,11 @@ public struct HTTPHeaders: Sendable, Sequence {
         fields.first { $0.name.caseInsensitiveEquals(name) }?.value
     }
 
+    /// Every value of `name`, in arrival order (a header sent on several lines).
+    public func values(_ name: String) -> [String] {
+        fields.filter { $0.name.caseInsensitiveEquals(name) }.map(\.value)
+    }
+
     public mutating func add(_ name: String, _ value: String) {
         fields.append((name: name, value: value))
     }

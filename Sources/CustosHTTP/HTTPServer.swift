@@ -302,13 +302,20 @@ extension HTTPServer {
         }
     }
 
-    /// The peer, or the client a trusted proxy forwarded the request for.
+    /// The peer, or the client a trusted proxy forwarded the request for: the last address of
+    /// `X-Forwarded-For` across all its lines, the one the proxy itself appended (every earlier
+    /// one is the client's own writing). A trusted proxy's request without a readable one is
+    /// the proxy's.
     private func clientAddress(_ connection: OpaquePointer, _ headers: HTTPHeaders) -> RemoteAddress? {
         let peer = RemoteAddress(connection)
-        guard let peer, !configuration.trustedProxies.isEmpty, configuration.trustedProxies.contains(peer),
-              let forwarded = headers["X-Forwarded-For"]?.split(separator: ",").last,
-              let client = RemoteAddress(parsing: forwarded) else { return peer }
-        return client
+        guard let peer, !configuration.trustedProxies.isEmpty, configuration.trustedProxies.contains(peer) else { return peer }
+        return Self.forwardedClient(headers.values("X-Forwarded-For")) ?? peer
+    }
+
+    /// The last address of the `X-Forwarded-For` lines.
+    static func forwardedClient(_ lines: [String]) -> RemoteAddress? {
+        guard let last = lines.last?.split(separator: ",", omittingEmptySubsequences: false).last else { return nil }
+        return RemoteAddress(parsing: last)
     }
 
     /// Counts and logs the answer; returns it.

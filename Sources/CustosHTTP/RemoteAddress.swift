@@ -39,6 +39,18 @@ public struct RemoteAddress: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// What per-address limits count on: the address itself for IPv4 (an IPv4-mapped IPv6
+    /// address counts as its IPv4 address), and the /64 network for IPv6, which one subscriber
+    /// is handed whole: `2001:db8:1:2::/64`.
+    public var limitKey: String {
+        guard family == AF_INET6, bytes.count == 16 else { return description }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff {
+            return bytes[12...].map(String.init).joined(separator: ".")
+        }
+        let groups = stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        return groups.joined(separator: ":") + "::/64"
+    }
+
     /// `127.0.0.1`, `::1` (inet_ntop: no resolver involved).
     public var description: String {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))

@@ -41,6 +41,11 @@ public final class CustosAdminClient: Sendable {
     }
 
     /// Voids outstanding codes and issues a new one.
+    /// Starts the user over: devices unbound, sessions and tokens ended; a new activation code.
+    public func resetUser(_ userID: String) async throws -> ActivationCodeInfo {
+        try await transport.call(Endpoints.resetUser, userID, bearer: apiKey)
+    }
+
     public func issueActivationCode(_ userID: String) async throws -> ActivationCodeInfo {
         try await transport.call(Endpoints.issueActivationCode, userID, bearer: apiKey)
     }

@@ -47,6 +47,16 @@ extension SQLStore: NotificationStore {
         return try count("user_id", userID, now: now)
     }
 
+    public func openNotificationCount(userID: String, apiKeyID: String, now: Date) throws -> Int {
+        if database.dialect == .postgresql {
+            _ = try database.query("SELECT id FROM users WHERE id = ? FOR UPDATE", [.text(userID)])
+        }
+        let rows = try database.select(
+            "SELECT COUNT(*) FROM notifications WHERE user_id = ? AND api_key_id = ? AND status = 'pending' AND expires_at > ?",
+            [.text(userID), .text(apiKeyID), .date(now)])
+        return try rows.first?.int(0) ?? 0
+    }
+
     public func openNotificationCount(apiKeyID: String, now: Date) throws -> Int {
         try count("api_key_id", apiKeyID, now: now)
     }

@@ -101,6 +101,14 @@ extension SQLStore: OIDCStore {
         try database.execute("UPDATE oidc_grants SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL", [.date(at), .text(id)]) > 0
     }
 
+    public func revokeGrants(userID: String, deviceID: String?, at: Date) throws -> Int {
+        if let deviceID {
+            return try database.execute("UPDATE oidc_grants SET revoked_at = ? WHERE user_id = ? AND device_id = ? AND revoked_at IS NULL",
+                                        [.date(at), .text(userID), .text(deviceID)])
+        }
+        return try database.execute("UPDATE oidc_grants SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", [.date(at), .text(userID)])
+    }
+
     public func redeemAuthorizationCode(digest: Data, now: Date) throws -> SpendOutcome<AuthorizationCode>? {
         try database.transaction { connection -> SpendOutcome<AuthorizationCode>? in
             if let row = try connection.queryFirst(

@@ -5,12 +5,12 @@ import Foundation
 
 extension SQLStore: UserStore {
     /// The columns every user query selects, in the order `user(from:)` reads them.
-    private static let userColumns = "id, status, created_at, password_hash, password_changed_at, locked_until, lockout_count"
+    private static let userColumns = "id, status, created_at, password_hash, password_changed_at, locked_until, lockout_count, created_by"
 
     public func createUser(_ user: User) throws {
         do {
             try database.execute(
-                "INSERT INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [.text(user.id)] + Self.userFields(user)
             )
         } catch StoreError.duplicate {
@@ -48,7 +48,7 @@ extension SQLStore: UserStore {
         let changed = try database.execute(
             """
             UPDATE users SET status = ?, created_at = ?, password_hash = ?, password_changed_at = ?,
-                             locked_until = ?, lockout_count = ?
+                             locked_until = ?, lockout_count = ?, created_by = ?
             WHERE id = ?
             """,
             Self.userFields(user) + [.text(user.id)]
@@ -60,7 +60,8 @@ extension SQLStore: UserStore {
         let active = SQLValue.text(User.Status.active.rawValue), disabled = SQLValue.text(User.Status.disabled.rawValue)
         let (assignments, values, condition): (String, [SQLValue], (String, SQLValue)?) = switch change {
         case .activate(let hash, let at):
-            ("status = ?, password_hash = ?, password_changed_at = ?", [active, .text(hash), .date(at)], ("status <> ?", disabled))
+            ("status = ?, password_hash = ?, password_changed_at = ?", [active, .text(hash), .date(at)],
+             ("status = ?", .text(User.Status.pendingActivation.rawValue)))
         case .password(let hash, let at):
             ("password_hash = ?, password_changed_at = ?", [.text(hash), .date(at)], nil)
         case .disable:
@@ -72,6 +73,9 @@ extension SQLStore: UserStore {
             ("locked_until = ?, lockout_count = lockout_count + 1", [.date(until)], nil)
         case .unlock:
             ("locked_until = NULL", [], nil)
+        case .reset(let at):
+            ("status = ?, password_hash = NULL, password_changed_at = ?, locked_until = NULL",
+             [.text(User.Status.pendingActivation.rawValue), .date(at)], ("status <> ?", disabled))
         }
         let filter = condition.map { " AND \($0.0)" } ?? ""
         return try database.execute("UPDATE users SET \(assignments) WHERE id = ?\(filter)",
@@ -105,6 +109,7 @@ extension SQLStore: UserStore {
         [
             .text(user.status.rawValue), .date(user.createdAt), .optionalText(user.passwordHash),
             .optionalDate(user.passwordChangedAt), .optionalDate(user.lockedUntil), .integer(Int64(user.lockoutCount)),
+            .optionalText(user.createdBy),
         ]
     }
 
@@ -116,7 +121,8 @@ extension SQLStore: UserStore {
             passwordHash: try row.optionalString(3),
             passwordChangedAt: try row.optionalDate(4),
             lockedUntil: try row.optionalDate(5),
-            lockoutCount: try row.int(6)
+            lockoutCount: try row.int(6),
+            createdBy: try row.optionalString(7)
         )
     }
 }

@@ -18,7 +18,7 @@ import Testing
             let refused = [IDVError.challengeRejected, .transactionState(.judging), .transactionState(.completed)]
             #expect(refused.contains(error as? IDVError ?? .transactionNotFound), "\(error)")
         }
-        #expect(try harness.identity.attemptsLeft(userID: "alice") == 4)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .biometric) == 4)
         #expect(try harness.idv.transaction(id: challenge.transactionID).result == verdicts.first?.result)
     }
 
@@ -37,6 +37,6 @@ import Testing
         let final = try harness.idv.transaction(id: challenge.transactionID)
         #expect(final.result == ended.first)
         #expect(final.state == (ended.first?.status == .userCancelledSelfie ? .cancelled : .completed))
-        #expect(try harness.identity.attemptsLeft(userID: "alice") == 4)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .biometric) == 4)
     }
 }

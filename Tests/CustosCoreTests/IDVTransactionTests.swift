@@ -59,7 +59,7 @@ import Testing
         #expect(transaction.state == .cancelled)
         #expect(result.status == .userCancelledSelfie)
         #expect(result.attempts == 0)
-        #expect(try harness.identity.attemptsLeft(userID: "alice") == 5)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .biometric) == 5)
     }
 
     /// Once the challenge was seen, cancelling costs an attempt (no free re-rolls).
@@ -82,7 +82,7 @@ import Testing
         let superseded = try harness.idv.transaction(id: first.transactionID)
         #expect(superseded.state == .cancelled)
         #expect(superseded.result?.attempts == 1)
-        #expect(try harness.identity.attemptsLeft(userID: "alice") == 4)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .biometric) == 4)
         #expect(try harness.submit(second, person: "alice").result.decision == .matched)
     }
 
@@ -103,7 +103,7 @@ import Testing
         let challenge = try harness.challenged()
         harness.clock.advance(by: 120)
         #expect(throws: IDVError.challengeRejected) { try harness.submit(challenge, person: "alice") }
-        #expect(try harness.identity.attemptsLeft(userID: "alice") == 5)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .biometric) == 5)
     }
 
     /// Housekeeping closes what ran out: a challenge left unanswered costs its attempt.

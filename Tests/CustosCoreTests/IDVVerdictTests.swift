@@ -10,7 +10,7 @@ import Testing
         let harness = try ServiceHarness()
         try harness.enrolled()
         #expect(try harness.idv.templateStatus(userID: "alice").exists)
-        #expect(try harness.identity.attemptsLeft(userID: "alice") == 5)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .biometric) == 5)
     }
 
     @Test func theSameFaceMatchesAndStartsTheCountAgain() throws {
@@ -93,7 +93,7 @@ import Testing
         #expect(throws: IDVError.imageUnreadable(what: "frame 1", code: "image_corrupt")) {
             try harness.idv.submit(userID: "alice", transactionID: challenge.transactionID, nonce: challenge.nonce, frames: garbage)
         }
-        #expect(try harness.identity.attemptsLeft(userID: "alice") == 5)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .biometric) == 5)
         #expect(try harness.idv.transaction(id: challenge.transactionID).state == .challenged)
         #expect(throws: IDVError.challengeRejected) { try harness.submit(challenge, person: "alice") }
     }

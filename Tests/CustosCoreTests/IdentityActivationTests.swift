@@ -50,19 +50,40 @@ import Testing
         }
     }
 
-    /// The last wrong code voids the right one too; a new code starts the count again.
-    @Test func wrongCodesLockActivationUntilANewCode() throws {
+    /// Wrong codes from one address lock that address out for the window, not the user: the
+    /// real code still works from elsewhere, and is voided only by failures from many sources.
+    @Test func wrongCodesFromOneSourceLockOnlyThatSource() throws {
         let harness = try ServiceHarness { $0.activationAttempts = 3 }
         let (_, code) = try harness.identity.createUser(id: "alice")
-        func activate(_ code: String) throws -> AuthenticationOutcome {
+        func activate(_ code: String, from client: String) throws -> AuthenticationOutcome {
             try harness.identity.activate(userID: "alice", code: code, password: ServiceHarness.password, deviceName: "phone",
-                                          deviceKey: ServiceHarness.key)
+                                          deviceKey: ServiceHarness.key, client: client)
         }
-        for _ in 0..<3 { #expect(throws: IdentityError.invalidActivationCode) { try activate("WRONG-CODE-0000") } }
-        #expect(throws: IdentityError.activationLocked) { try activate(code.code) }
+        for _ in 0..<3 { #expect(throws: IdentityError.invalidActivationCode) { try activate("WRONG-CODE-0000", from: "203.0.113.9") } }
+        #expect(throws: IdentityError.activationLocked) { try activate(code.code, from: "203.0.113.9") }
+        harness.clock.advance(by: harness.identity.policy.lockoutBase + 1)
+        #expect(throws: IdentityError.invalidActivationCode) { try activate("WRONG-CODE-0000", from: "203.0.113.9") }
+        #expect(try activate(code.code, from: "198.51.100.7").status == .success)
+    }
+
+    /// Enough wrong codes from every source together void the code; a new one starts over.
+    @Test func wrongCodesFromManySourcesVoidTheCode() throws {
+        let harness = try ServiceHarness {
+            $0.activationAttempts = 2
+            $0.activationAttemptsPerUser = 4
+        }
+        let (_, code) = try harness.identity.createUser(id: "alice")
+        func activate(_ code: String, from client: String) throws -> AuthenticationOutcome {
+            try harness.identity.activate(userID: "alice", code: code, password: ServiceHarness.password, deviceName: "phone",
+                                          deviceKey: ServiceHarness.key, client: client)
+        }
+        for source in ["a", "a", "b", "b"] {
+            #expect(throws: IdentityError.invalidActivationCode) { try activate("WRONG-CODE-0000", from: source) }
+        }
+        #expect(throws: IdentityError.activationLocked) { try activate(code.code, from: "c") }
         let fresh = try harness.identity.issueActivationCode(userID: "alice")
-        #expect(throws: IdentityError.invalidActivationCode) { try activate(code.code) }
-        #expect(try activate(fresh.code).status == .success)
+        #expect(throws: IdentityError.invalidActivationCode) { try activate(code.code, from: "c") }
+        #expect(try activate(fresh.code, from: "c").status == .success)
     }
 
     @Test func aKeyAlreadyBoundUndoesTheWholeActivation() throws {

@@ -103,6 +103,6 @@ import Testing
             try harness.identity.login(userID: "alice", deviceID: device.id, nonce: nonce.nonce, signature: forged,
                                        password: ServiceHarness.password, client: "10.0.0.1")
         }
-        #expect(try harness.identity.attemptsLeft(userID: "alice") == 5)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .credentials) == 5)
     }
 }

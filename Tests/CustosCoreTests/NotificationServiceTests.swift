@@ -46,10 +46,10 @@ import Testing
         #expect(asked.status == .stepUpRequired && asked.stepUp?.challengeMode == .password && asked.attemptsLeft == 5)
         let wrong = try answer(sent, device: device, proof: AnswerProof(password: "not it at all"))
         #expect(wrong.status == .credentialsRejected && wrong.attemptsLeft == 4 && wrong.stepUp?.challengeMode == .password)
-        #expect(try harness.identity.attemptsLeft(userID: "alice") == 4)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .credentials) == 4)
         let done = try answer(sent, device: device, proof: AnswerProof(password: ServiceHarness.password))
         #expect(done.status == .success && done.notification.achievedLevel == .password)
-        #expect(try harness.identity.attemptsLeft(userID: "alice") == 5)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .credentials) == 5)
     }
 
     @Test func levelThreeAcceptsOnlyTheBoundKeysSignatureOverTheStoredContent() throws {
@@ -131,7 +131,7 @@ import Testing
         #expect(throws: StepUpError.self) { try send(AuthLevel(rawValue: 9)) }
         #expect(throws: StepUpError.self) { try send(.none, lifetime: 5) }
         for _ in 0..<5 { _ = try send(.none) }
-        #expect(throws: StepUpError.tooMany("for this user")) { try send(.none) }
+        #expect(throws: StepUpError.tooMany("for this user from this API key")) { try send(.none) }
         let allowed = try NotificationServiceTests { $0.allowsAppDefinedLevel = true }
         try allowed.harness.activeUser()
         #expect(try allowed.send(.appDefined).actions[0].authLevel == .appDefined)

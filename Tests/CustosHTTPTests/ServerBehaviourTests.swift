@@ -137,6 +137,36 @@ private struct Boom: Error {}
         #expect(try whoami("not an address") == "127.0.0.1")
     }
 
+    /// A client behind the proxy who writes an `X-Forwarded-For` line of its own gains nothing:
+    /// the proxy's appended value, the last across every line, is the address.
+    @Test func theLastForwardedAddressAcrossAllLinesNamesTheClient() throws {
+        let proxies: Set<RemoteAddress> = [try #require(RemoteAddress(parsing: "127.0.0.1"))]
+        let server = try TestServer(configuration: HTTPServerConfiguration(port: 0, threads: 2, trustedProxies: proxies)) { router in
+            router.get("/whoami") { request in .text(request.remoteAddress?.limitKey ?? "-") }
+        }
+        defer { server.stop() }
+        func whoami(_ lines: [String]) throws -> String {
+            let client = try server.client()
+            let head = "GET /whoami HTTP/1.1\r\nHost: 127.0.0.1\r\n" + lines.map { "X-Forwarded-For: \($0)\r\n" }.joined() + "\r\n"
+            try client.send(Data(head.utf8))
+            return String(decoding: try client.readReply().body, as: UTF8.self)
+        }
+        #expect(try whoami(["6.6.6.6", "198.51.100.7"]) == "198.51.100.7")
+        #expect(try whoami(["6.6.6.6, 7.7.7.7", "203.0.113.9, 198.51.100.7"]) == "198.51.100.7")
+        // Every address of one IPv6 /64 is one client for the limits; an IPv4-mapped one is its IPv4.
+        #expect(try whoami(["2001:db8:1:2::1"]) == "2001:db8:1:2::/64")
+        #expect(try whoami(["2001:db8:1:2:ffff:ffff:ffff:fffe"]) == "2001:db8:1:2::/64")
+        #expect(try whoami(["::ffff:198.51.100.7"]) == "198.51.100.7")
+    }
+
+    @Test func limitKeysGroupIPv6ByItsSlash64() throws {
+        #expect(RemoteAddress(parsing: "198.51.100.7")?.limitKey == "198.51.100.7")
+        #expect(RemoteAddress(parsing: "2001:db8::1")?.limitKey == "2001:db8:0:0::/64")
+        #expect(RemoteAddress(parsing: "2001:db8:0:0:1::9")?.limitKey == RemoteAddress(parsing: "2001:db8::2")?.limitKey)
+        #expect(RemoteAddress(parsing: "2001:db8:0:1::1")?.limitKey != RemoteAddress(parsing: "2001:db8::1")?.limitKey)
+        #expect(RemoteAddress(parsing: "::1")?.limitKey == "0:0:0:0::/64")
+    }
+
     /// A body trickled past the request deadline is cut off, however regular its bytes: an idle
     /// timeout alone would let one client hold a connection for ever.
     @Test func aBodyStillArrivingAfterTheDeadlineIsCutOff() throws {

@@ -47,7 +47,7 @@ import Testing
                                                       IDVFramesRequest(nonce: challenge.nonce, frames: uploads(frames)), bearer: f.bearer)
         #expect(status == 503 && error.error.code == "database_unavailable", "\(status) \(error)")
         #expect(try f.live.idv?.transaction(id: challenge.idvAuditTransactionID).state == .challenged)
-        #expect(try f.live.identity.attemptsLeft(userID: f.userID) == 5)
+        #expect(try f.live.identity.attemptsLeft(userID: f.userID, factor: .biometric) == 5)
         #expect(try f.events() == before)
 
         // The take is remembered all the same (a replay of it is refused): the retry is a new take.
@@ -75,13 +75,13 @@ import Testing
                                              bearer: f.bearer)
         #expect(cancel.0 == 503)
         #expect(try f.live.idv?.transaction(id: challenge.idvAuditTransactionID).state == .challenged)
-        #expect(try f.live.identity.attemptsLeft(userID: f.userID) == 5)
+        #expect(try f.live.identity.attemptsLeft(userID: f.userID, factor: .biometric) == 5)
 
         // A new start would supersede the open one (using its attempt): neither happens.
         let start = try await f.api.postRaw("/v1/idv/transactions", IDVInitiateRequest(workflow: 8), bearer: f.bearer)
         #expect(start.0 == 503)
         #expect(try f.live.store.openTransactions(userID: f.userID).map(\.id) == [challenge.idvAuditTransactionID])
-        #expect(try f.live.identity.attemptsLeft(userID: f.userID) == 5)
+        #expect(try f.live.identity.attemptsLeft(userID: f.userID, factor: .biometric) == 5)
 
         await expectError("database_unavailable") { try await f.client.optOutIDVBiometric() }
         #expect(try f.live.store.template(userID: f.userID) != nil)
@@ -97,7 +97,7 @@ import Testing
             try await f.client.login(userID: f.userID, deviceID: deviceID, password: "wrong password!")
         }
         #expect(try f.live.store.user(id: f.userID)?.lockedUntil == nil)
-        #expect(try f.live.identity.attemptsLeft(userID: f.userID) == 1)
+        #expect(try f.live.identity.attemptsLeft(userID: f.userID, factor: .credentials) == 1)
 
         f.faults.failAppends(false)
         #expect(try await f.client.login(userID: f.userID, deviceID: deviceID, password: "wrong password!").statusCode == 153)

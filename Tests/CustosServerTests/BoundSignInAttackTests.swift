@@ -19,6 +19,8 @@ import FoundationNetworking
         let deviceID: String
         let key: P256.PrivateKey
         let clientID: String
+        /// The session the activation opened.
+        let sessionToken: String
 
         static func make(_ live: LiveServer, clientID: String? = nil) async throws -> RawDevice {
             let userID = "raw-\(UUID().uuidString.prefix(8))"
@@ -33,14 +35,15 @@ import FoundationNetworking
                 client = try await live.admin(scope: .admin).createOIDCClient(CreateOIDCClientRequest(
                     name: "App", clientType: "public", redirectURIs: [SignInFixture.redirect])).clientID
             }
-            return RawDevice(api: api, userID: userID, deviceID: try #require(result.deviceID), key: key, clientID: client)
+            return RawDevice(api: api, userID: userID, deviceID: try #require(result.deviceID), key: key, clientID: client,
+                             sessionToken: try #require(result.session?.token))
         }
 
         static let verifier = String(repeating: "v", count: 43)
 
-        func begin() async throws -> DeviceSignInChallengeResponse {
+        func begin(scope: String = "openid") async throws -> DeviceSignInChallengeResponse {
             try await api.post("/v1/oidc/device-sign-in", DeviceSignInRequest(
-                deviceID: deviceID, clientID: clientID, redirectURI: SignInFixture.redirect, scope: "openid", state: "s", nonce: "n",
+                deviceID: deviceID, clientID: clientID, redirectURI: SignInFixture.redirect, scope: scope, state: "s", nonce: "n",
                 codeChallenge: Data(SHA256.hash(Array(Self.verifier.utf8))).base64URLEncodedString, codeChallengeMethod: "S256"))
         }
 

@@ -54,7 +54,8 @@ import Testing
         #expect(claims["idv_audit_transaction_id"] as? String == transactionID && claims["liveness_passed"] == nil)
 
         // The relying party's view: the evidence and the sides it can read.
-        let (rpKey, rpSecret) = try live.apiKeys.create(scope: .rp, label: "bank")
+        // (The relying party that created the user: another key reads nothing of it.)
+        let (rpKey, rpSecret) = (live.relyingPartyKey, live.relyingPartySecret)
         let view: IDVVerdictResponse = try await api.get("/v1/idv/transactions/\(transactionID)/verdict", bearer: rpSecret)
         #expect(view.decision == "MATCHED" && view.workflow == 7 && view.livenessPassed == nil && view.signedResult == signed)
         #expect(view.documents == ["front", "back"] && (view.distance ?? 1) <= (view.threshold ?? 0))
@@ -125,7 +126,7 @@ import Testing
         #expect(refused.statusCode == 100 && refused.biometricResult?.displayText == "NOT_MATCHED")
         #expect(refused.idvAuditInfo.status == "FAILURE" && refused.attempts == 1 && refused.attemptsLeft == 4)
         #expect((refused.biometricResult?.distance ?? 0) > (refused.biometricResult?.threshold ?? 1))
-        #expect(try live.identity.attemptsLeft(userID: userID) == 4)
+        #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == 4)
         let view = try await live.admin().idvVerdict(refused.idvAuditInfo.idvAuditTransactionID)
         #expect(view.decision == "NOT_MATCHED" && view.documents == ["front"] && view.attemptsLeft == 4)
         let verdict = try #require(try LiveServer.audit(live.store).list(userID: userID, transactionID: refused.idvAuditInfo.idvAuditTransactionID)
@@ -149,7 +150,7 @@ import Testing
         #expect(spoof.biometricResult?.displayText == "LIVENESS_FAILED" && spoof.attemptsLeft == 4)
         let matched = try await client.initiateIDVAdditionalDocumentScan(reason: "The same photo", front: try Self.ownPortrait())
         #expect(matched.biometricResult?.displayText == "MATCHED" && matched.attemptsLeft == 4)
-        #expect(try live.identity.attemptsLeft(userID: userID) == 4)
+        #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == 4)
         let replacement = RecordedFrames(frames: try FaceFixture.frames("blink_selfie", 55...70), framesPerSecond: 12, clock: live.clock)
         await expectError("template_change_needs_proof") {
             try await client.initiateIDVBiometricOptIn(consentVersion: "v2", frameSource: replacement)
@@ -165,7 +166,7 @@ import Testing
         let (fresh, freshID, _) = try await IdentityFlowTests.activatedUser(live)
         let none = try await fresh.initiateIDVAdditionalDocumentScan(reason: "No template", front: try Self.ownPortrait())
         #expect(none.statusCode == 600 && none.attemptsLeft == 5 && none.attempts == 0 && none.biometricResult == nil)
-        #expect(try live.identity.attemptsLeft(userID: freshID) == 5)
+        #expect(try live.identity.attemptsLeft(userID: freshID, factor: .biometric) == 5)
 
         let (client, userID) = try await live.enrolledUser()
         let bearer = try #require(client.session.sessionToken)
@@ -177,7 +178,7 @@ import Testing
         // Superseded by a new start: free as well.
         _ = try await api.documentScan(bearer: bearer)
         let open = try await api.documentScan(bearer: bearer)
-        #expect(try live.identity.attemptsLeft(userID: userID) == 5)
+        #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == 5)
 
         #expect(try await client.optOutIDVBiometric().result)
         let gone: IDVResultResponse = try await api.post("/v1/idv/transactions/\(open.idvAuditTransactionID)/document",
@@ -229,7 +230,7 @@ import Testing
             #expect(got == status, "\(name): \(got) \(envelope.error.code)")
             #expect(envelope.error.code == code, "\(name): \(envelope.error.code)")
         }
-        #expect(try live.identity.attemptsLeft(userID: userID) == 5)
+        #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == 5)
         #expect(try live.store.transaction(id: capture.idvAuditTransactionID)?.state == .challenged)
 
         // Frames to a document scan, a document to a selfie workflow, a document before the start is confirmed.
@@ -328,7 +329,7 @@ import Testing
         #expect(matched.biometricResult?.displayText == "MATCHED")
         try await Task.sleep(nanoseconds: 200_000_000)
         #expect(results.values == [240, 415, -1, 0])
-        #expect(try live.identity.attemptsLeft(userID: userID) == 5)
+        #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == 5)
     }
 }
 

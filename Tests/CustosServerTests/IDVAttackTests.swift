@@ -47,7 +47,7 @@ import Testing
         // and the first start of the loop closes it).
         _ = try await api.challenge(bearer: bearer)
         _ = try await api.challenge(bearer: bearer)
-        #expect(try live.identity.attemptsLeft(userID: userID) == 4)
+        #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == 4)
 
         var answers: [(Int, Int)] = []
         for _ in 0..<30 {
@@ -80,7 +80,7 @@ import Testing
         #expect(await errorCode { try await client.initiateActivatedCustomerKYC(documentImage: document, consentVersion: "v1",
                                                                              frameSource: camera(live, "talking_obama", 10...22)) }
                 == "template_change_needs_proof")
-        #expect(try live.identity.attemptsLeft(userID: userID) == 5)
+        #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == 5)
 
         // A match opens the window once.
         let matched = try await client.initiateIDVServerBiometricAuthentication(reason: "Before re-enrolling",
@@ -158,7 +158,7 @@ import Testing
         let superseded = try LiveServer.audit(live.store).list(userID: userID, transactionID: nil)
             .filter { $0.kind == AuditKind.idvCancelled.rawValue && $0.details["attempt_used"] == "true" }
         #expect(judged.count + superseded.count <= 5, "\(answers.map(\.0)) judged \(judged.count) superseded \(superseded.count)")
-        #expect(try live.identity.attemptsLeft(userID: userID) == 0)
+        #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == 0)
         #expect(try LiveServer.audit(live.store).list(userID: userID, transactionID: nil).filter { $0.kind == AuditKind.lockout.rawValue }.count == 1)
     }
 
@@ -244,7 +244,7 @@ import Testing
         #expect(try idv.closeExpiredTransactions() == 0)
         live.clock.advance(by: 601)
         #expect(try idv.closeExpiredTransactions() == 1)
-        #expect(try live.identity.attemptsLeft(userID: userID) == 4)
+        #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == 4)
         #expect(try live.store.transaction(id: abandoned.idvAuditTransactionID)?.state == .cancelled)
         let audit = try LiveServer.audit(live.store).list(userID: userID, transactionID: abandoned.idvAuditTransactionID)
         #expect(audit.contains { $0.kind == AuditKind.idvCancelled.rawValue && $0.details["expired"] == "true" })

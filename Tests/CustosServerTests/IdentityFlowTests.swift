@@ -380,7 +380,7 @@ import FoundationNetworking
         for _ in 0..<5 { _ = try await forged(userID, device: deviceID) }
         #expect(try await !live.admin().user(userID).locked)
         #expect(try await client.sessions().count == 1)
-        #expect(try live.identity.attemptsLeft(userID: userID) == 5)
+        #expect(try live.identity.attemptsLeft(userID: userID, factor: .credentials) == 5)
         // (The test's device and the attacker share 127.0.0.1: the device's own proof still passes.)
         #expect(try await client.login(userID: userID, deviceID: deviceID, password: Self.password).statusCode == 100)
 
@@ -509,6 +509,10 @@ struct RawAPI {
 
     func getData(_ path: String, bearer: String? = nil) async throws -> Data {
         try await send(path, method: "GET", body: nil, bearer: bearer).0
+    }
+
+    func deleteStatus(_ path: String, bearer: String? = nil) async throws -> Int {
+        try await send(path, method: "DELETE", body: nil, bearer: bearer).1
     }
 
     func getStatus(_ path: String, bearer: String? = nil) async throws -> (Int, Data) {

@@ -54,6 +54,9 @@ struct LiveServer {
 
     let identity: IdentityService
     let apiKeys: APIKeyService
+    /// The secret of the relying party's `rp` key (see `admin()`).
+    let relyingPartySecret: String
+    let relyingPartyKey: APIKey
     let clock: TestClock
     let idv: IDVService?
 
@@ -96,6 +99,7 @@ struct LiveServer {
             configuration, store: store, masterKeys: MasterKeys(primary: masterKey),
             parts: RuntimeParts(clock: clock, faces: idvPolicy == nil ? nil : try FaceFixture.engine(), auditStore: auditStore))
         (identity, apiKeys, idv, signer) = (services.identity, services.apiKeys, services.idv, services.signer)
+        (relyingPartyKey, relyingPartySecret) = try services.apiKeys.create(scope: .rp, label: "relying party")
         (notifications, webhookSigner, oidc) = (services.notifications, services.webhookSigner, services.oidc)
         dispatcher = webhooks ? services.startWebhooks(store: store, configuration: configuration, logger: Logger(sink: log, level: .info)) : nil
         server = CustosApplication.makeServer(services.dependencies(database: store, rateLimiter: rateLimiter),
@@ -118,10 +122,16 @@ struct LiveServer {
         return try CustosClient(configuration: configuration)
     }
 
-    /// A relying party's client with a fresh key of `scope`.
+    /// The relying party's client (one `rp` key per server: the users it creates are its own,
+    /// and so are their verifications), or an administrator's with a fresh key.
     func admin(scope: APIKey.Scope = .rp) throws -> CustosAdminClient {
-        let (_, secret) = try apiKeys.create(scope: scope, label: "test")
+        let secret = scope == .rp ? relyingPartySecret : try apiKeys.create(scope: scope, label: "test").1
         return try CustosAdminClient(serverURL: baseURL, apiKey: secret, timeout: 10)
+    }
+
+    /// Another relying party's client, with a fresh `rp` key of its own.
+    func otherRelyingParty() throws -> CustosAdminClient {
+        try CustosAdminClient(serverURL: baseURL, apiKey: try apiKeys.create(scope: .rp, label: "other").1, timeout: 10)
     }
 
     func stop() {

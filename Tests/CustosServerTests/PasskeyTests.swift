@@ -128,7 +128,8 @@ import Testing
         // The passkey signs in through the device sign-in, with the same verifier.
         let appClient = try await live.admin(scope: .admin).createOIDCClient(CreateOIDCClientRequest(
             name: "Web", clientType: "public", redirectURIs: [SignInFixture.redirect]))
-        let passkey = BoundSignInAttackTests.RawDevice(api: api, userID: userID, deviceID: device.deviceID, key: key, clientID: appClient.clientID)
+        let passkey = BoundSignInAttackTests.RawDevice(api: api, userID: userID, deviceID: device.deviceID, key: key, clientID: appClient.clientID,
+                                                             sessionToken: "")
         let challenge = try await passkey.begin()
         let code: AuthorizationCodeResponse = try await api.post("/v1/oidc/device-sign-in/\(challenge.authorizationID)/assertion",
                                                                  try passkey.assertion(challenge))

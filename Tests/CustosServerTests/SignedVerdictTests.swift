@@ -39,7 +39,7 @@ struct SignedVerdictTests {
         let (client, userID) = try await live.enrolledUser()
         let bearer = try #require(client.session.sessionToken)
         let api = RawAPI(base: live.baseURL)
-        let (_, rpKey) = try live.apiKeys.create(scope: .rp, label: "bank")
+        let rpKey = live.relyingPartySecret
 
         let matched = try await authenticate(api, bearer: bearer, frames: try FaceFixture.frames("blink_selfie", 38...50), live: live)
         // The app learns the decision only: no distance, threshold, score or liveness reason to tune a spoof with.

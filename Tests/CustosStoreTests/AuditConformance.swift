@@ -145,7 +145,9 @@ enum AuditCheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let versionTwo = Migrator(database: store.database, migrations: Array(Migrations.all.prefix(2)),
                                   schema: harness.kind == .postgresql ? harness.scope : nil)
         #expect(try versionTwo.migrate(apply: true).applied == [1, 2])
-        try store.createUser(ConformanceCheck.user("alice"))
+        // Written as version 2's code wrote it (the users table had no created_by yet).
+        try store.database.execute("INSERT INTO users (id, status, created_at, lockout_count) VALUES (?, ?, ?, 0)",
+                                   [.text("alice"), .text("active"), .date(Date(timeIntervalSince1970: 1_700_000_000))])
         #expect(try store.migrate().applied.first == 3)
         #expect(try store.user(id: "alice") != nil)
         try trail(store).record(.lockout, userID: "alice")

@@ -26,6 +26,7 @@ public enum Endpoints {
     public static let userDevices = Endpoint<NoContent, DeviceList>(.get, "/v1/users/{id}/devices", .apiKey(.rp))
     public static let revokeDevice = Endpoint<NoContent, NoContent>(.delete, "/v1/users/{id}/devices/{device}", .apiKey(.rp))
     /// A one-time code that binds a new device to the (active) user outside any login.
+    public static let resetUser = Endpoint<NoContent, ActivationCodeInfo>(.post, "/v1/users/{id}/reset", .apiKey(.rp))
     public static let issueRegistrationCode = Endpoint<NoContent, RegistrationCodeInfo>(.post, "/v1/users/{id}/registration-code", .apiKey(.rp), status: 201)
     public static let grantEnrollment = Endpoint<NoContent, EnrollmentGrantResponse>(.post, "/v1/users/{id}/enrollment-grant", .apiKey(.rp), status: 201)
 
@@ -117,7 +118,7 @@ public enum Endpoints {
         health.erased, readiness.erased, metrics.erased, jwks.erased,
         createAPIKey.erased, apiKeys.erased, revokeAPIKey.erased,
         createUser.erased, users.erased, user.erased, deleteUser.erased, disableUser.erased, enableUser.erased, unlockUser.erased,
-        issueActivationCode.erased, userDevices.erased, revokeDevice.erased, grantEnrollment.erased,
+        issueActivationCode.erased, resetUser.erased, userDevices.erased, revokeDevice.erased, grantEnrollment.erased,
         issueRegistrationCode.erased, registerDevice.erased,
         activate.erased, loginChallenge.erased, login.erased, changePassword.erased, logout.erased, sessions.erased, revokeSession.erased,
         templateStatus.erased, optOut.erased, initiateIDV.erased, confirmIDV.erased, cancelIDV.erased, submitFrames.erased,

@@ -27,6 +27,9 @@ public enum AuditKind: String, Sendable, CaseIterable {
     /// A user was deleted by the relying party, with its devices, sessions, template, IDV
     /// transactions and document scan images (its audit events stay).
     case userDeleted = "user.deleted"
+    /// The relying party started a user over (`POST /v1/users/{id}/reset`): devices unbound,
+    /// sessions and grants ended, a new activation code issued; the actor's key id.
+    case userReset = "user.reset"
     /// Keys were rotated (signing keys, template encryption keys); key ids only.
     case keyRotation = "keys.rotated"
     /// Everything sealed under the master key was re-sealed under a new one, and the chain

@@ -41,8 +41,9 @@ extension IDVService {
     /// key): the bytes exactly as uploaded, and their format. Every read is audited
     /// (`idv.document_viewed`, with the side and the id of the API key that read it) in the
     /// database transaction that reads the image: no image leaves without its record.
-    public func document(transactionID: String, side: DocumentSide, viewerKeyID: String) throws -> DocumentImage {
-        let transaction = try transaction(id: transactionID)
+    public func document(transactionID: String, side: DocumentSide, viewer: APIKey) throws -> DocumentImage {
+        let viewerKeyID = viewer.id
+        let transaction = try transaction(id: transactionID, readBy: viewer)
         let now = clock.now()
         return try store.atomically {
             guard let sealed = try store.document(transactionID: transaction.id, side: side, now: now) else {

@@ -51,7 +51,7 @@ extension IDVService {
             if workflow.needsTemplate, try store.template(userID: userID) == nil {
                 transaction.state = .completed
                 transaction.completedAt = now
-                transaction.result = try signed(IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID)),
+                transaction.result = try signed(IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID, factor: .biometric)),
                                                 of: transaction)
                 details["status"] = "600"
             }
@@ -131,13 +131,13 @@ extension IDVService {
             let expected = transaction.state
             transaction.state = .cancelled
             transaction.completedAt = now
-            var result = IDVResult(status: .userCancelledSelfie, attemptsLeft: try identity.attemptsLeft(userID: transaction.userID))
+            var result = IDVResult(status: .userCancelledSelfie, attemptsLeft: try identity.attemptsLeft(userID: transaction.userID, factor: .biometric))
             transaction.result = result
             guard try store.updateTransaction(transaction, expected: expected) else { return nil }
             var attemptUsed = false
             if expected == .challenged && transaction.workflow.takesSelfie {
-                let used = try identity.takeAttempt(userID: transaction.userID)
-                let outcome = try identity.concludeFailedAttempt(userID: transaction.userID, used: used)
+                let used = try identity.takeAttempt(userID: transaction.userID, factor: .biometric)
+                let outcome = try identity.concludeFailedAttempt(userID: transaction.userID, used: used, factor: .biometric)
                 attemptUsed = used != nil
                 result.attempts = attemptUsed ? 1 : 0
                 result.attemptsLeft = outcome.attemptsLeft
@@ -207,6 +207,17 @@ extension IDVService {
     public func transaction(id: String) throws -> IDVTransaction {
         guard id.utf8.count <= 64, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
               let transaction = try store.transaction(id: id) else { throw IDVError.transactionNotFound }
+        return transaction
+    }
+
+    /// A transaction as a relying party reads it: its verdict is for the key that created the
+    /// user (and administrators); to any other key it reads as not found.
+    public func transaction(id: String, readBy key: APIKey) throws -> IDVTransaction {
+        let transaction = try transaction(id: id)
+        let owner = try identity.user(id: transaction.userID).createdBy
+        guard key.scope == .admin || owner == key.id else {
+            throw IDVError.transactionNotFound
+        }
         return transaction
     }
 

@@ -30,7 +30,7 @@ extension IDVService {
         guard try store.updateTransaction(transaction, expected: .challenged) else {
             throw IDVError.transactionState(try store.transaction(id: transaction.id)?.state ?? .cancelled)
         }
-        let used = try identity.takeAttempt(userID: userID)
+        let used = try identity.takeAttempt(userID: userID, factor: .biometric)
         do {
             let assessment = try used == nil ? nil : assess(transaction)
             return try store.atomically {
@@ -44,7 +44,7 @@ extension IDVService {
                 return (transaction, result)
             }
         } catch {
-            if used != nil { try? identity.giveBackAttempt(userID: userID) }
+            if used != nil { try? identity.giveBackAttempt(userID: userID, factor: .biometric) }
             transaction.state = .challenged
             _ = try? store.updateTransaction(transaction, expected: .judging)
             throw error
@@ -75,8 +75,8 @@ extension IDVService {
             return try failure(userID: userID, used: used, IDVResult(status: .attemptsExhausted, attemptsLeft: 0))
         }
         if assessment.noTemplate {
-            try identity.giveBackAttempt(userID: userID)
-            return IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID))
+            try identity.giveBackAttempt(userID: userID, factor: .biometric)
+            return IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID, factor: .biometric))
         }
         if let verdict = assessment.verdict, !verdict.passed || assessment.template == nil {
             return try failure(userID: userID, used: used, IDVResult(status: .success, decision: .livenessFailed,
@@ -90,14 +90,14 @@ extension IDVService {
                                threshold: policy.matchThreshold, attempts: 1, attemptsLeft: 0)
         switch transaction.workflow {
         case .serverBiometricAuthentication:
-            try identity.resetAttempts(userID: userID)
+            try identity.resetAttempts(userID: userID, factor: .biometric)
             // This match is the proof that lets the user replace the template within the window.
             try store.revokeAll(purpose: Purpose.recentMatch, subject: userID)
             try store.issue(SingleUseToken(purpose: Purpose.recentMatch, digest: Data(random.bytes(count: 32)), subject: userID,
                                            expiresAt: clock.now().addingTimeInterval(policy.reenrollmentWindow)))
         case .notificationStepUp:
             // The proof answers one notification action; it is no grant to replace the template.
-            try identity.resetAttempts(userID: userID)
+            try identity.resetAttempts(userID: userID, factor: .biometric)
         case .biometricOptIn, .kyc:
             guard let template = assessment.template else { throw FaceError(.noFace, "the capture made no template") }
             if transaction.workflow == .biometricOptIn {
@@ -106,14 +106,14 @@ extension IDVService {
                 result.templateCreated = true
             }
             try saveTemplate(template, for: transaction, now: now)
-            try identity.giveBackAttempt(userID: userID)
+            try identity.giveBackAttempt(userID: userID, factor: .biometric)
         case .additionalDocumentScan:
             // A document is a photograph, not a live face: its match neither starts the count
             // again (a photo of the user must not buy selfie attempts) nor proves enough to
             // replace the template. It only returns the attempt it took.
-            try identity.giveBackAttempt(userID: userID)
+            try identity.giveBackAttempt(userID: userID, factor: .biometric)
         }
-        result.attemptsLeft = try identity.attemptsLeft(userID: userID)
+        result.attemptsLeft = try identity.attemptsLeft(userID: userID, factor: .biometric)
         return result
     }
 
@@ -121,7 +121,7 @@ extension IDVService {
     /// was the last (status 153).
     private func failure(userID: String, used: Int64?, _ result: IDVResult) throws -> IDVResult {
         var result = result
-        let outcome = try identity.concludeFailedAttempt(userID: userID, used: used)
+        let outcome = try identity.concludeFailedAttempt(userID: userID, used: used, factor: .biometric)
         result.attempts = used == nil ? 0 : 1
         result.attemptsLeft = outcome.attemptsLeft
         if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }

@@ -54,7 +54,7 @@ public final class IDVService: Sendable {
     /// 100 when the user has a template, 600 when not.
     public func templateStatus(userID: String) throws -> TemplateStatus {
         TemplateStatus(userID: userID, exists: try store.template(userID: userID) != nil,
-                       attemptsLeft: try identity.attemptsLeft(userID: userID))
+                       attemptsLeft: try identity.attemptsLeft(userID: userID, factor: .biometric))
     }
 
     /// Deletes the user's template (biometric opt-out); false when there was none. Document

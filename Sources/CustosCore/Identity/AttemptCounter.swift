@@ -1,28 +1,48 @@
 import Foundation
 
-/// One failed-attempt counter per user, shared by every factor (password, device signature,
-/// and biometrics later). Counts change atomically in the database.
+/// The factors whose failures count apart: what a sign-in proves (the password, the bound
+/// device's signature) resets only its own counter, so that a sign-in cannot refill the
+/// attempts at the face.
+public enum AttemptFactor: String, Sendable, CaseIterable {
+    /// The password and the bound device's signatures (logins, levels 1 and 3, password change).
+    case credentials
+    /// Server face biometrics (workflows 6, 7, 8, 9 and 10); only a biometric success or an
+    /// unlock resets it.
+    case biometric
+
+    /// Counter keys end in `:<user id>` so deleting a user deletes them.
+    func key(_ userID: String) -> String {
+        switch self {
+        case .credentials: "attempts:" + userID
+        case .biometric: "biometric_attempts:" + userID
+        }
+    }
+}
+
+/// One failed-attempt counter per user and factor. Counts change atomically in the database;
+/// whichever counter runs out locks the user.
 public struct AttemptCounter: Sendable {
     let counters: any CounterStore
     public let maximum: Int64
+    public let factor: AttemptFactor
 
-    public init(counters: any CounterStore, maximum: Int64) {
+    public init(counters: any CounterStore, maximum: Int64, factor: AttemptFactor) {
         self.counters = counters
         self.maximum = maximum
+        self.factor = factor
     }
 
-    /// Counter keys end in `:<user id>` so deleting a user deletes them.
-    static func key(_ userID: String) -> String { "attempts:" + userID }
+    func key(_ userID: String) -> String { factor.key(userID) }
 
     public func attemptsLeft(_ userID: String) throws -> Int {
-        Int(max(0, maximum - (try counters.value(Self.key(userID)))))
+        Int(max(0, maximum - (try counters.value(key(userID)))))
     }
 
     /// Takes one attempt before a credential is judged, so that parallel requests cannot
     /// judge more than the limit: the attempts used counting this one, or nil when none was
     /// left. A success gives it back with `reset`.
     public func take(_ userID: String, now: Date) throws -> Int64? {
-        try counters.increment(Self.key(userID), limit: maximum, now: now)
+        try counters.increment(key(userID), limit: maximum, now: now)
     }
 
     /// The attempts left once `used` are used.
@@ -32,10 +52,10 @@ public struct AttemptCounter: Sendable {
 
     /// Returns one attempt taken for a try that was not judged.
     public func giveBack(_ userID: String) throws {
-        try counters.decrement(Self.key(userID))
+        try counters.decrement(key(userID))
     }
 
     public func reset(_ userID: String) throws {
-        try counters.reset(Self.key(userID))
+        try counters.reset(key(userID))
     }
 }

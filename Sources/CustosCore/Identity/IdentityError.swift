@@ -17,6 +17,8 @@ public enum IdentityError: Error, Equatable, Sendable {
     case invalidAPIKey
     case insufficientScope
     case userNotActive
+    /// Activation is for a user's first device; an active user binds more with a registration code.
+    case userAlreadyActive
     case invalidRegistrationCode
     /// The server binds new devices by registration code only.
     case passwordRegistrationOff
@@ -30,7 +32,7 @@ public enum IdentityError: Error, Equatable, Sendable {
     public var kind: Kind {
         switch self {
         case .invalidInput, .passwordPolicy, .invalidDeviceKey: .invalidInput
-        case .userExists, .deviceKeyInUse, .userNotActive: .conflict
+        case .userExists, .deviceKeyInUse, .userNotActive, .userAlreadyActive: .conflict
         case .userNotFound, .deviceNotFound, .sessionNotFound, .apiKeyNotFound: .notFound
         case .invalidActivationCode, .invalidNonce, .invalidSession, .invalidAPIKey: .unauthenticated
         case .invalidRegistrationCode: .unauthenticated
@@ -58,6 +60,7 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .invalidAPIKey: "invalid_api_key"
         case .insufficientScope: "insufficient_scope"
         case .userNotActive: "user_not_active"
+        case .userAlreadyActive: "user_active"
         case .invalidRegistrationCode: "invalid_registration_code"
         case .passwordRegistrationOff: "password_registration_off"
         case .throttled: "too_many_attempts"
@@ -82,6 +85,7 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .invalidAPIKey: "The API key is missing, unknown or revoked."
         case .insufficientScope: "This API key's scope does not allow this operation."
         case .userNotActive: "The user is not active."
+        case .userAlreadyActive: "The user is already activated: bind another device with a registration code, or reset the user to start over."
         case .invalidRegistrationCode: "The registration code is wrong, used, expired or another user's."
         case .passwordRegistrationOff: "This server binds new devices with a registration code only."
         case .throttled(let seconds): "Too many failed device proofs from this client; try again in \(seconds) s."

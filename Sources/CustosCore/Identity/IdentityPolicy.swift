@@ -17,8 +17,13 @@ public struct IdentityPolicy: Sendable, Equatable {
     /// Whether a new device may be bound with the user's password (the fallback of a sign-in
     /// on an unbound device); off: registration codes only.
     public var passwordRegistration = true
-    /// Wrong codes tolerated per user before every outstanding code is voided.
+    /// Wrong activation codes tolerated per user from one client address within
+    /// `lockoutBase`; more answer `activation_locked` to that address only.
     public var activationAttempts: Int64 = 5
+    /// Wrong activation codes per user, from every address together, before the outstanding
+    /// code is voided: only many sources together can void it (a 60-bit code is not guessed
+    /// in 50 tries), not one stranger.
+    public var activationAttemptsPerUser: Int64 = 50
     public var passwordMinimumLength = 8
     public var passwordMaximumLength = 128
     /// Logins after this age answer 110 until the password is changed; nil: never expires.

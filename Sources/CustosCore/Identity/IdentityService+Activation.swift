@@ -6,8 +6,12 @@ extension IdentityService {
     /// Everything that can be checked without the code (password policy, key) is checked
     /// first, so a mistake there does not burn the code. The code is consumed atomically: of
     /// any number of concurrent activations with one code, exactly one succeeds.
+    ///
+    /// Wrong codes count per user and client address (`policy.activationAttempts` within
+    /// `lockoutBase`) and per user from every address (`policy.activationAttemptsPerUser`,
+    /// which voids the code): one source cannot void a pending user's real code.
     public func activate(userID: String, code: String, password: String, deviceName: String,
-                         deviceKey: DevicePublicKey) throws -> AuthenticationOutcome {
+                         deviceKey: DevicePublicKey, client: String? = nil) throws -> AuthenticationOutcome {
         try InputRules.checkUserID(userID)
         guard !code.isEmpty, code.utf8.count <= 64 else {
             throw IdentityError.invalidInput(field: "activation_code", reason: "must be 1-64 characters")
@@ -18,13 +22,23 @@ extension IdentityService {
         let thumbprint = try keys.thumbprint(of: deviceKey)
         let now = clock.now()
 
-        // A try is taken before the code is judged, so parallel guesses cannot exceed the limit.
+        // A try is taken from both counts before the code is judged, so parallel guesses cannot
+        // exceed either limit.
+        let source = Self.activationSourceCounter(userID, client: client)
+        if try store.value(source) >= policy.activationAttempts, let last = try store.lastIncrement(source),
+           last.addingTimeInterval(policy.lockoutBase) <= now {
+            try store.reset(source)
+        }
+        guard try store.increment(source, limit: policy.activationAttempts, now: now) != nil else { throw IdentityError.activationLocked }
         let counter = Self.activationCounter(userID)
-        guard let used = try store.increment(counter, limit: policy.activationAttempts, now: now) else { throw IdentityError.activationLocked }
+        guard let used = try store.increment(counter, limit: policy.activationAttemptsPerUser, now: now) else {
+            try store.decrement(source)
+            throw IdentityError.activationLocked
+        }
         let digest = activationDigest(userID: userID, code: code)
         guard try store.peek(purpose: Purpose.activation, digest: digest, now: now) != nil else {
-            if used == policy.activationAttempts {
-                // Out of tries: void the outstanding code too.
+            if used == policy.activationAttemptsPerUser {
+                // Out of tries from every source together: void the outstanding code too.
                 try store.revokeAll(purpose: Purpose.activation, subject: userID)
             }
             throw IdentityError.invalidActivationCode
@@ -47,6 +61,7 @@ extension IdentityService {
                 throw IdentityError.deviceKeyInUse
             }
             try store.reset(counter)
+            try store.reset(source)
             try attempts.reset(userID)
             return try openSession(userID: userID, deviceID: device.id, now: now)
         }

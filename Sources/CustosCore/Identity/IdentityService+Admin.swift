@@ -8,11 +8,12 @@ public struct ActivationCode: Equatable, Sendable {
 }
 
 extension IdentityService {
-    /// Creates a user waiting for activation and its first activation code.
-    public func createUser(id: String) throws -> (User, ActivationCode) {
+    /// Creates a user waiting for activation and its first activation code; `createdBy` is the
+    /// API key that asked (the relying party that reads the user's verifications).
+    public func createUser(id: String, createdBy: String? = nil) throws -> (User, ActivationCode) {
         try InputRules.checkUserID(id)
         let now = clock.now()
-        let user = User(id: id, status: .pendingActivation, createdAt: now)
+        let user = User(id: id, status: .pendingActivation, createdAt: now, createdBy: createdBy)
         do {
             try store.createUser(user)
         } catch StoreError.duplicate {
@@ -21,12 +22,37 @@ extension IdentityService {
         return (user, try issueCode(for: id, now: now))
     }
 
-    /// Voids outstanding codes and issues a new one (to activate a new device, or after the
-    /// code attempts ran out).
+    /// Voids outstanding codes and issues a new one, for a user not activated yet (the code was
+    /// lost, expired or its attempts ran out). An active user is refused: a new activation would
+    /// replace the password and bind a device behind the user's back (`resetUser` starts over,
+    /// a registration code binds another device).
     public func issueActivationCode(userID: String) throws -> ActivationCode {
         let user = try requireUser(userID)
         guard user.status != .disabled else { throw IdentityError.userNotActive }
+        guard user.status == .pendingActivation else { throw IdentityError.userAlreadyActive }
         return try issueCode(for: userID, now: clock.now())
+    }
+
+    /// Starts the user over: every device unbound, every session and OIDC grant ended, the
+    /// password and any lock gone, attempts full; the user waits for activation with the new
+    /// code this returns. The biometric template stays (it is the user's face, not a
+    /// credential an attacker holds). Audited with the actor, in the same transaction.
+    public func resetUser(id: String, actor: String) throws -> ActivationCode {
+        let user = try requireUser(id)
+        guard user.status != .disabled else { throw IdentityError.userNotActive }
+        let now = clock.now()
+        return try store.atomically {
+            guard try store.changeUser(id: id, .reset(at: now)) else { throw IdentityError.userNotActive }
+            var unbound = 0
+            for device in try store.devices(userID: id) where !device.isRevoked {
+                if try store.revokeDevice(id: device.id, at: now) { unbound += 1 }
+            }
+            try endCredentials(id, now: now)
+            try resetAllAttempts(id)
+            let code = try issueCode(for: id, now: now)
+            try audit?.record(.userReset, userID: id, details: ["actor": actor, "devices_unbound": String(unbound)])
+            return code
+        }
     }
 
     private func issueCode(for userID: String, now: Date) throws -> ActivationCode {
@@ -40,6 +66,11 @@ extension IdentityService {
     }
 
     static func activationCounter(_ userID: String) -> String { "activation:" + userID }
+
+    /// The user's wrong codes from one client address (ends in `:<user id>`, so it goes with the user).
+    static func activationSourceCounter(_ userID: String, client: String?) -> String {
+        "activation_source:" + (client ?? "-") + "|:" + userID
+    }
 
     /// The digest binds the code to the user: a code works only for its own user.
     func activationDigest(userID: String, code: String) -> Data {
@@ -61,12 +92,14 @@ extension IdentityService {
         return try store.users(after: after, limit: limit)
     }
 
-    /// Disabling also ends the user's sessions.
+    /// Disabling also ends the user's sessions and OIDC grants, for good.
     public func setDisabled(_ disabled: Bool, userID: String) throws -> User {
         _ = try requireUser(userID)
         if disabled {
-            try store.changeUser(id: userID, .disable)
-            try store.deleteSessions(userID: userID)
+            try store.atomically {
+                try store.changeUser(id: userID, .disable)
+                try endCredentials(userID, now: clock.now())
+            }
         } else {
             try store.changeUser(id: userID, .enable)
         }
@@ -78,7 +111,7 @@ extension IdentityService {
     public func unlock(userID: String) throws -> User {
         _ = try requireUser(userID)
         try store.changeUser(id: userID, .unlock)
-        try attempts.reset(userID)
+        try resetAllAttempts(userID)
         return try requireUser(userID)
     }
 
@@ -96,10 +129,14 @@ extension IdentityService {
         return try store.devices(userID: userID)
     }
 
-    /// Revokes a device; its sessions end at once.
+    /// Revokes a device; its sessions and the OIDC grants it made end at once.
     public func revokeDevice(userID: String, deviceID: String) throws {
         try InputRules.checkToken(deviceID, field: "device_id")
         guard let device = try store.device(id: deviceID), device.userID == userID else { throw IdentityError.deviceNotFound }
-        try store.revokeDevice(id: deviceID, at: clock.now())
+        let now = clock.now()
+        try store.atomically {
+            try store.revokeDevice(id: deviceID, at: now)
+            try store.revokeGrants(userID: userID, deviceID: deviceID, at: now)
+        }
     }
 }

@@ -37,11 +37,14 @@ extension IdentityService {
         }
         guard try hasher.verify(oldPassword, encoded: hash) else { return try concludeFailure(userID, user: user, used: used, now: now) }
 
-        try store.changeUser(id: userID, .password(hash: try hasher.hash(newPassword), at: now))
-        try attempts.reset(userID)
-        // Whoever else held a session of this user (a stolen one) loses it with the old password.
+        let newHash = try hasher.hash(newPassword)
+        // Whoever else held a session or a token of this user (a stolen one) loses it with the old password.
         let keep: String? = if case .session(let session) = authorization { session.id } else { nil }
-        for other in try store.sessions(userID: userID) where other.id != keep { _ = try store.deleteSession(id: other.id) }
+        try store.atomically {
+            try store.changeUser(id: userID, .password(hash: newHash, at: now))
+            try endCredentials(userID, keepingSession: keep, now: now)
+        }
+        try attempts.reset(userID)
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts))
     }
 

@@ -6,7 +6,7 @@ import Foundation
 /// Every method is synchronous and thread-safe; state lives in the store, where single-use
 /// codes, nonces and counters change atomically.
 public final class IdentityService: Sendable {
-    public typealias Storage = IdentityStore & SingleUseTokenStore & CounterStore & AtomicStore
+    public typealias Storage = IdentityStore & SingleUseTokenStore & CounterStore & AtomicStore & GrantRevocationStore
 
     let store: any Storage
     let hasher: any PasswordHasher
@@ -15,7 +15,10 @@ public final class IdentityService: Sendable {
     let random: any RandomSource
     let clock: any Clock
     public let policy: IdentityPolicy
+    /// Failed passwords and device signatures.
     let attempts: AttemptCounter
+    /// Failed face matches and liveness checks, apart: a sign-in does not refill them.
+    let biometricAttempts: AttemptCounter
     /// Where failed device proofs count instead of the user's attempts.
     let throttle: LoginThrottle
     /// Where lockouts are recorded.
@@ -42,7 +45,8 @@ public final class IdentityService: Sendable {
         self.clock = clock
         self.policy = policy
         self.audit = audit
-        attempts = AttemptCounter(counters: store, maximum: policy.maximumAttempts)
+        attempts = AttemptCounter(counters: store, maximum: policy.maximumAttempts, factor: .credentials)
+        biometricAttempts = AttemptCounter(counters: store, maximum: policy.maximumAttempts, factor: .biometric)
         throttle = LoginThrottle(counters: store, perDevice: policy.deviceProofAttempts, perClient: policy.clientProofAttempts,
                                  window: policy.lockoutBase)
         dummyPasswordHash = try hasher.hash(Self.token(random, bytes: 24))
@@ -77,33 +81,61 @@ public final class IdentityService: Sendable {
     /// A failure whose attempt was already taken (`used` counts it; nil: none was left). Only
     /// the failure that used the last attempt locks the user, so a burst locks once; the count
     /// stays full while the lock lasts (see `clearExpiredLock`).
-    func concludeFailure(_ userID: String, user: User?, used: Int64?, now: Date) throws -> AuthenticationOutcome {
+    func concludeFailure(_ userID: String, user: User?, used: Int64?, now: Date,
+                         factor: AttemptFactor = .credentials) throws -> AuthenticationOutcome {
         guard let used else { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }
-        let left = attempts.left(afterUsing: used)
+        let left = counter(factor).left(afterUsing: used)
         guard left == 0 else { return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left) }
         if let user {
             let until = now.addingTimeInterval(policy.lockDuration(afterLocks: user.lockoutCount))
             do {
+                // A lock ends for good what the user's credentials gave: an unlock revives no session.
                 try store.atomically {
                     try store.changeUser(id: userID, .lock(until: until))
+                    try endCredentials(userID, now: now)
                     try audit?.record(.lockout, userID: userID, details: ["lockout_count": String(user.lockoutCount + 1),
                                                                          "locked_until": ISO8601DateFormatter().string(from: until)])
                 }
             } catch {
                 // No lock without its record; the last attempt goes back so that the next
                 // failure locks, rather than a full count that no lock will ever clear.
-                try? attempts.giveBack(userID)
+                try? counter(factor).giveBack(userID)
                 throw error
             }
         }
         return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
     }
 
+    /// Ends everything the user's credentials gave: every session (but `keepingSession`) and every
+    /// OIDC grant, with the refresh and access tokens issued from it. For a lock, a disable, a
+    /// reset and a password change; call it inside the change's `atomically`.
+    func endCredentials(_ userID: String, keepingSession: String? = nil, now: Date) throws {
+        if let keepingSession {
+            for other in try store.sessions(userID: userID) where other.id != keepingSession { _ = try store.deleteSession(id: other.id) }
+        } else {
+            try store.deleteSessions(userID: userID)
+        }
+        try store.revokeGrants(userID: userID, deviceID: nil, at: now)
+    }
+
     /// A lock that has run out gives the attempts back (the count stayed full while it lasted,
     /// so failures in flight when it began could not start a new count).
     func clearExpiredLock(_ user: User, now: Date) throws {
         guard let until = user.lockedUntil, until <= now else { return }
-        try attempts.reset(user.id)
+        try resetAllAttempts(user.id)
         try store.changeUser(id: user.id, .unlock)
+    }
+
+    func counter(_ factor: AttemptFactor) -> AttemptCounter {
+        switch factor {
+        case .credentials: attempts
+        case .biometric: biometricAttempts
+        }
+    }
+
+    /// A lock's end (run out, or lifted by an administrator) gives every factor its attempts back.
+    func resetAllAttempts(_ userID: String) throws {
+        try attempts.reset(userID)
+        try biometricAttempts.reset(userID)
     }
 }

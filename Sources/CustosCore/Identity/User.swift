@@ -20,9 +20,12 @@ public struct User: Equatable, Sendable {
     public var lockedUntil: Date?
     /// How many times the user has been locked; each lock lasts longer.
     public var lockoutCount: Int
+    /// The id of the API key that created the user: the relying party that reads the user's
+    /// identity verifications. Nil for a user created without a key (from the data directory).
+    public var createdBy: String?
 
     public init(id: String, status: Status, createdAt: Date, passwordHash: String? = nil, passwordChangedAt: Date? = nil,
-                lockedUntil: Date? = nil, lockoutCount: Int = 0) {
+                lockedUntil: Date? = nil, lockoutCount: Int = 0, createdBy: String? = nil) {
         self.id = id
         self.status = status
         self.createdAt = createdAt
@@ -30,6 +33,7 @@ public struct User: Equatable, Sendable {
         self.passwordChangedAt = passwordChangedAt
         self.lockedUntil = lockedUntil
         self.lockoutCount = lockoutCount
+        self.createdBy = createdBy
     }
 
     public func isLocked(at now: Date) -> Bool {

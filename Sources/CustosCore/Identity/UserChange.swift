@@ -4,7 +4,7 @@ import Foundation
 /// concurrent requests changing other fields (an administrator disabling the user while a
 /// login fails, a password change while another device locks the user) never undo each other.
 public enum UserChange: Sendable, Equatable {
-    /// First activation: the password is set and the user becomes active, unless disabled.
+    /// First activation: the password is set and a user pending activation becomes active.
     case activate(passwordHash: String, at: Date)
     case password(hash: String, at: Date)
     case disable
@@ -13,4 +13,7 @@ public enum UserChange: Sendable, Equatable {
     /// Locked until the given time; the lock count (which lengthens later locks) grows by one.
     case lock(until: Date)
     case unlock
+    /// Back to pending activation: no password (its change time set to `at`, so nothing signed in
+    /// before outlives it), no lock. A disabled user stays as it is.
+    case reset(at: Date)
 }

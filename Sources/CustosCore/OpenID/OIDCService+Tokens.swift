@@ -52,7 +52,8 @@ extension OIDCService {
         }
         // The grant is not checked for revocation here: only a second use of this very code can
         // have revoked it, and of two uses at once one must still get its answer (whose access
-        // and refresh tokens that revocation has already ended).
+        // and refresh tokens that revocation has already ended). Its user and device are.
+        guard try credentialsStand(grant, now: now) else { throw OAuthError(.invalidGrant, "the grant was revoked") }
         return try issueTokens(grant, client: client, scope: grant.scope, idTokenNonce: grant.nonce, now: now)
     }
 
@@ -77,7 +78,7 @@ extension OIDCService {
             throw OAuthError(.invalidGrant, "the refresh token was issued to another client")
         }
         guard used.expiresAt > now else { throw OAuthError(.invalidGrant, "the refresh token has expired") }
-        guard grant.revokedAt == nil else { throw OAuthError(.invalidGrant, "the grant was revoked") }
+        guard try isLive(grant, now: now) else { throw OAuthError(.invalidGrant, "the grant was revoked") }
         var scope = grant.scope
         if let asked = form["scope"] {
             let scopes = asked.split(separator: " ").map(String.init)
@@ -143,9 +144,24 @@ extension OIDCService {
               claims["iss"] as? String == policy.issuer,
               let exp = (claims["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970 else { return nil }
         if let grantID = claims["sid"] as? String {
-            guard let grant = try store.grant(id: grantID), grant.revokedAt == nil else { return nil }
+            guard let grant = try store.grant(id: grantID), try isLive(grant, now: now) else { return nil }
         }
         return claims
+    }
+
+    /// Whether the grant and what it was made with still stand: not revoked, its user active and
+    /// unlocked with the password it signed in under, its device still bound. Read from the
+    /// store at every use, so a revocation on any node ends every token at once.
+    func isLive(_ grant: OIDCGrant, now: Date) throws -> Bool {
+        try grant.revokedAt == nil && credentialsStand(grant, now: now)
+    }
+
+    /// Whether the user and the device a grant was made with still stand (see `isLive`).
+    func credentialsStand(_ grant: OIDCGrant, now: Date) throws -> Bool {
+        guard let user = try store.user(id: grant.userID), user.status == .active, !user.isLocked(at: now),
+              let device = try store.device(id: grant.deviceID), device.userID == grant.userID, !device.isRevoked else { return false }
+        if let changed = user.passwordChangedAt, changed > grant.authTime { return false }
+        return true
     }
 
     /// The UserInfo endpoint's claims for a bearer access token with the `openid` scope.
@@ -180,7 +196,7 @@ extension OIDCService {
         let now = clock.now()
         if token.hasPrefix("rt_") {
             guard let refresh = try store.refreshToken(digest: digester.digest(token)), refresh.usedAt == nil, refresh.expiresAt > now,
-                  let grant = try store.grant(id: refresh.grantID), grant.revokedAt == nil, grant.clientID == client.id else {
+                  let grant = try store.grant(id: refresh.grantID), grant.clientID == client.id, try isLive(grant, now: now) else {
                 return ["active": false]
             }
             return ["active": true, "token_type": "refresh_token", "client_id": grant.clientID, "sub": grant.userID, "scope": grant.scope,

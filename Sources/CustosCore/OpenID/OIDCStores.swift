@@ -100,7 +100,15 @@ public enum SpendOutcome<Record: Sendable>: Sendable {
     case alreadySpent(Record)
 }
 
-public protocol OIDCStore: Sendable {
+/// Ends grants wholesale: what a revocation of the user or of one device does to every OIDC
+/// grant made with them (and so to their refresh and access tokens).
+public protocol GrantRevocationStore: Sendable {
+    /// Revokes the user's live grants, or only those made with `deviceID`; returns how many.
+    @discardableResult
+    func revokeGrants(userID: String, deviceID: String?, at: Date) throws -> Int
+}
+
+public protocol OIDCStore: GrantRevocationStore {
     func saveOIDCClient(_ client: OIDCClient) throws
     func oidcClient(id: String) throws -> OIDCClient?
     func oidcClients() throws -> [OIDCClient]

@@ -87,7 +87,7 @@ extension NotificationService {
         let challenge = StepUpChallenge(authLevel: .password, challengeMode: .password)
         let userID = context.notification.userID
         guard let password else {
-            return context.reply(.stepUpRequired, "Enter the password to answer.", attemptsLeft: try identity.attemptsLeft(userID: userID),
+            return context.reply(.stepUpRequired, "Enter the password to answer.", attemptsLeft: try identity.attemptsLeft(userID: userID, factor: .credentials),
                                  stepUp: challenge)
         }
         let outcome = try identity.verifyStepUpPassword(userID: userID, password: password)
@@ -120,8 +120,8 @@ extension NotificationService {
         let content = context.notification.signingContent(action: context.action.action)
         guard keys.verify(signature: Array(bytes), message: Array(content), key: try keys.parse(jwkJSON: device.publicKeyJWK)) else {
             // Altered content, or no device key behind the session: a failed factor, counted.
-            let used = try identity.takeAttempt(userID: userID)
-            let outcome = try identity.concludeFailedAttempt(userID: userID, used: used)
+            let used = try identity.takeAttempt(userID: userID, factor: .credentials)
+            let outcome = try identity.concludeFailedAttempt(userID: userID, used: used, factor: .credentials)
             if outcome.status == .attemptsExhausted {
                 return context.reply(.attemptsExhausted, "No attempts are left: the user is locked.", attemptsLeft: 0)
             }
@@ -155,7 +155,7 @@ extension NotificationService {
         guard let result = transaction.result, transaction.state == .completed || transaction.state == .cancelled else {
             throw StepUpError.stepUpUnfinished
         }
-        let attemptsLeft = try identity.attemptsLeft(userID: userID)
+        let attemptsLeft = try identity.attemptsLeft(userID: userID, factor: .biometric)
         if transaction.state == .cancelled {
             return context.reply(result.status, "The selfie was cancelled; the notification is still pending.", attemptsLeft: attemptsLeft)
         }

@@ -74,8 +74,8 @@ public final class NotificationService: Sendable {
 
     // MARK: The relying party
 
-    /// Creates a notification for an existing user; refused when the user or the key already
-    /// has as many pending as the policy allows (push fatigue).
+    /// Creates a notification for an existing user; refused when the key already has as many
+    /// pending for the user, or in all, as the policy allows (push fatigue).
     public func create(_ draft: NotificationDraft, apiKeyID: String) throws -> StepUpNotification {
         try NotificationRules.check(draft, policy: policy, biometricsAvailable: idv != nil)
         _ = try identity.user(id: draft.userID)
@@ -94,8 +94,9 @@ public final class NotificationService: Sendable {
             actions: draft.actions, details: draft.details, number: number, numberChoices: choices, callbackURL: draft.callbackURL,
             status: .pending, createdAt: now, expiresAt: now.addingTimeInterval(draft.lifetime ?? policy.defaultLifetime), ping: draft.ping)
         try store.atomically {
-            guard try store.openNotificationCount(userID: draft.userID, now: now) < policy.maximumPendingPerUser else {
-                throw StepUpError.tooMany("for this user")
+            // Counted per sender: one relying party cannot fill the user's slots for all.
+            guard try store.openNotificationCount(userID: draft.userID, apiKeyID: apiKeyID, now: now) < policy.maximumPendingPerUser else {
+                throw StepUpError.tooMany("for this user from this API key")
             }
             guard try store.openNotificationCount(apiKeyID: apiKeyID, now: now) < policy.maximumPendingPerKey else {
                 throw StepUpError.tooMany("from this API key")
@@ -109,7 +110,15 @@ public final class NotificationService: Sendable {
         return notification
     }
 
-    /// A notification as the relying party reads it, with its webhook's delivery.
+    /// A notification as the relying party that sent it reads it (or an administrator): any
+    /// other key gets not found, as for a notification that does not exist.
+    public func result(id: String, readBy key: APIKey) throws -> (StepUpNotification, WebhookDelivery?) {
+        let (notification, delivery) = try result(id: id)
+        guard key.scope == .admin || notification.apiKeyID == key.id else { throw StepUpError.notFound }
+        return (notification, delivery)
+    }
+
+    /// A notification with its webhook's delivery, whoever sent it.
     public func result(id: String) throws -> (StepUpNotification, WebhookDelivery?) {
         var notification = try find(id)
         if notification.status == .pending, clock.now() >= notification.expiresAt {

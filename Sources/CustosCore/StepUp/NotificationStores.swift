@@ -14,6 +14,9 @@ public protocol NotificationStore: Sendable {
     /// creations on any node see each other's rows (the pending limit holds).
     func openNotificationCount(userID: String, now: Date) throws -> Int
     func openNotificationCount(apiKeyID: String, now: Date) throws -> Int
+    /// The user's pending notifications sent with one key; on PostgreSQL it locks the user's row
+    /// until the transaction ends (count and insert are one step).
+    func openNotificationCount(userID: String, apiKeyID: String, now: Date) throws -> Int
     /// Stores `notification`'s final state while the stored one is still `pending`; false when
     /// another answer, or the expiry, came first.
     func closeNotification(_ notification: StepUpNotification) throws -> Bool

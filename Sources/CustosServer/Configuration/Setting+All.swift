@@ -38,7 +38,7 @@ extension Setting {
     public static let sqliteSynchronous = Setting.choice("sqlite_synchronous", named: { (mode: ServerConfiguration.SQLiteSynchronous) in mode.rawValue }, help: "SQLite durability: full (default) or normal") { $0.sqliteSynchronous = $1 }
     public static let databasePoolSize = Setting.integer("database_pool_size", 1...256, help: "database connections (PostgreSQL) or SQLite readers (default 4)") { $0.databasePoolSize = $1 }
 
-    public static let maxAttempts = Setting.integer("max_attempts", 1...100, help: "failed attempts (any factor) before a user is locked (default 5)") { $0.identity.maximumAttempts = Int64($1) }
+    public static let maxAttempts = Setting.integer("max_attempts", 1...100, help: "failed attempts of one factor (credentials, or biometrics) before a user is locked (default 5)") { $0.identity.maximumAttempts = Int64($1) }
     public static let lockoutSeconds = Setting.integer("lockout_seconds", 1...86400, help: "first lockout; each further one doubles, up to a day (default 300)") { $0.identity.lockoutBase = TimeInterval($1) }
     /// `periodic` takes its days from `password_periodic_days` once every setting is read.
     public static let passwordAtLogin = Setting.choice("password_at_login", named: { (choice: PasswordAtLoginChoice) in choice.rawValue }, help: "password with the device signature: always (default), periodic, never") {

@@ -41,7 +41,7 @@ public struct RateLimiter: Sendable {
 
     /// Counts one request from the request's client address; 429 past the limit.
     func admitClient(_ request: Request, scope: String) throws {
-        try admit(scope: scope, who: "ip:" + (request.remoteAddress?.description ?? "-"), limit: policy.perClient)
+        try admit(scope: scope, who: "ip:" + (request.remoteAddress?.limitKey ?? "-"), limit: policy.perClient)
     }
 
     /// Counts one request of a proven user; 429 past the limit.

@@ -22,8 +22,8 @@ enum AdminRoutes {
             return NoContent()
         }
 
-        routes.on(Endpoints.createUser, groups.rp) { _, body in
-            let (user, code) = try identity.createUser(id: body.userID)
+        routes.on(Endpoints.createUser, groups.rp) { context, body in
+            let (user, code) = try identity.createUser(id: body.userID, createdBy: context.caller.id)
             return CreatedUser(user: WireMapping.user(user, now: clock.now()), activation: WireMapping.activation(code))
         }
         routes.on(Endpoints.users, groups.rp) { context, _ in
@@ -51,6 +51,9 @@ enum AdminRoutes {
         }
         routes.on(Endpoints.issueActivationCode, groups.rp) { context, _ in
             WireMapping.activation(try identity.issueActivationCode(userID: context.parameter("id")))
+        }
+        routes.on(Endpoints.resetUser, groups.rp) { context, _ in
+            WireMapping.activation(try identity.resetUser(id: context.parameter("id"), actor: context.caller.id))
         }
         routes.on(Endpoints.issueRegistrationCode, groups.rp) { context, _ in
             let userID = try context.parameter("id")

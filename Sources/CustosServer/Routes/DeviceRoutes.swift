@@ -7,10 +7,10 @@ import Foundation
 enum DeviceRoutes {
     static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, identity: IdentityService) {
         let policy = identity.policy
-        routes.on(Endpoints.activate, groups.signIn) { _, body in
+        routes.on(Endpoints.activate, groups.signIn) { context, body in
             let outcome = try identity.activate(
                 userID: body.userID, code: body.activationCode, password: body.password, deviceName: body.deviceName,
-                deviceKey: try devicePublicKey(body.devicePublicKey))
+                deviceKey: try devicePublicKey(body.devicePublicKey), client: context.request.remoteAddress?.limitKey)
             return WireMapping.outcome(outcome, policy: policy)
         }
         routes.on(Endpoints.registerDevice, groups.signIn) { context, body in
@@ -22,7 +22,7 @@ enum DeviceRoutes {
             }
             let outcome = try identity.registerDevice(userID: body.userID, proof: proof, deviceName: body.deviceName,
                                                       deviceKey: try devicePublicKey(body.devicePublicKey),
-                                                      client: context.request.remoteAddress?.description)
+                                                      client: context.request.remoteAddress?.limitKey)
             return WireMapping.outcome(outcome, policy: policy)
         }
         routes.on(Endpoints.loginChallenge, groups.signIn) { _, body in
@@ -32,7 +32,7 @@ enum DeviceRoutes {
         routes.on(Endpoints.login, groups.signIn) { context, body in
             let outcome = try identity.login(userID: body.userID, deviceID: body.deviceID, nonce: body.nonce,
                                              signature: body.signature, password: body.password,
-                                             client: context.request.remoteAddress?.description)
+                                             client: context.request.remoteAddress?.limitKey)
             return WireMapping.outcome(outcome, policy: policy)
         }
         routes.on(Endpoints.changePassword, groups.passwordChange) { context, body in

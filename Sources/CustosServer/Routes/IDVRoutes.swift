@@ -18,7 +18,7 @@ enum IDVRoutes {
         routes.on(Endpoints.optOut, groups.session) { context, _ in
             let userID = context.caller.userID
             let deleted = try service().optOut(userID: userID)
-            return IDVWireMapping.optOut(deleted: deleted, userID: userID, attemptsLeft: try identity.attemptsLeft(userID: userID))
+            return IDVWireMapping.optOut(deleted: deleted, userID: userID, attemptsLeft: try identity.attemptsLeft(userID: userID, factor: .biometric))
         }
         routes.on(Endpoints.grantEnrollment, groups.rp) { context, _ in
             let user = try identity.user(id: context.parameter("id"))
@@ -62,12 +62,12 @@ enum IDVRoutes {
         }
         routes.on(Endpoints.verdict, groups.rp) { context, _ in
             let idv = try service()
-            let transaction = try idv.transaction(id: context.parameter("id"))
+            let transaction = try idv.transaction(id: context.parameter("id"), readBy: context.caller)
             return IDVWireMapping.verdict(transaction, documents: try idv.documentSides(of: transaction))
         }
         routes.respond(Endpoints.documentImage, groups.rp) { context, _ in
             guard let side = DocumentSide(rawValue: try context.parameter("side")) else { throw IDVError.documentNotFound }
-            let image = try service().document(transactionID: try context.parameter("id"), side: side, viewerKeyID: context.caller.id)
+            let image = try service().document(transactionID: try context.parameter("id"), side: side, viewer: context.caller)
             return IDVWireMapping.documentImage(image)
         }
     }

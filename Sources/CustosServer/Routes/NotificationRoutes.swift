@@ -23,7 +23,7 @@ enum NotificationRoutes {
             return CreatedNotification(notificationUUID: notification.id, expiresAt: notification.expiresAt, number: notification.number)
         }
         routes.on(Endpoints.notificationResult, groups.rp) { context, _ in
-            let (notification, delivery) = try notifications().result(id: try context.parameter("id"))
+            let (notification, delivery) = try notifications().result(id: try context.parameter("id"), readBy: context.caller)
             return try notifications().wireResult(notification, delivery: delivery)
         }
         routes.on(Endpoints.webhookSecret, groups.rp) { context, _ in

@@ -30,7 +30,7 @@ enum OIDCRoutes {
             let issued = try oidc().completeDeviceSignIn(
                 authorizationID: try context.parameter("id"),
                 assertion: try assertion(body.credentialID, body.authenticatorData, body.clientDataJSON, body.signature),
-                client: context.request.remoteAddress?.description)
+                client: context.request.remoteAddress?.limitKey)
             return AuthorizationCodeResponse(code: issued.code, state: issued.state, redirectURI: issued.redirectURI, iss: issued.issuer,
                                              location: issued.location)
         }
@@ -88,7 +88,7 @@ enum OIDCRoutes {
         }
         routes.on(Endpoints.passkeyLogin, groups.signIn) { context, body in
             let outcome = try oidc().passkeyLogin(try assertion(body.credentialID, body.authenticatorData, body.clientDataJSON, body.signature),
-                                                  password: body.password, client: context.request.remoteAddress?.description)
+                                                  password: body.password, client: context.request.remoteAddress?.limitKey)
             return WireMapping.outcome(outcome, policy: identity.policy)
         }
         routes.on(Endpoints.createOIDCClient, groups.admin) { _, body in

@@ -174,6 +174,13 @@ enum Migrations {
             sqlite: OIDCSchema.sqlite,
             postgres: OIDCSchema.postgres
         ),
+        Migration(
+            version: 13,
+            name: "users.created_by",
+            // The API key that created the user: the relying party that reads its verifications.
+            sqlite: "ALTER TABLE users ADD COLUMN created_by TEXT;",
+            postgres: "ALTER TABLE users ADD COLUMN created_by TEXT;"
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

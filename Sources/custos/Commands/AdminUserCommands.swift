@@ -21,7 +21,7 @@ enum AdminUserCommands {
         create, list, show, userAction("disable", "Disable a user (ends its sessions).") { try await $0.disableUser($1) },
         userAction("enable", "Enable a disabled user.") { try await $0.enableUser($1) },
         userAction("unlock", "Lift a lockout and give the attempts back.") { try await $0.unlockUser($1) },
-        delete, code, grantEnrollment, devices, revokeDevice,
+        delete, code, reset, grantEnrollment, devices, revokeDevice,
     ]
 
     static let create = Command(spec: CommandSpec(
@@ -72,8 +72,25 @@ enum AdminUserCommands {
         return .ok
     }
 
+    static let reset = Command(spec: CommandSpec(
+        path: "admin user reset", summary: "Start a user over: unbind every device, end its sessions and tokens, issue a new activation code.",
+        options: remote + [codeOnly.spec], arguments: [user], example: "custos admin user reset alice")
+    ) { arguments in
+        let client = try ClientOptions.adminClient(arguments)
+        let activation = try await client.resetUser(arguments[user])
+        if arguments[codeOnly] {
+            print(activation.activationCode)
+            return .ok
+        }
+        try ClientOptions.output(arguments, activation) {
+            ["reset \(activation.userID): devices unbound, sessions and tokens ended",
+             "activation code: \(activation.activationCode) (expires \(iso(activation.expiresAt)))"]
+        }
+        return .ok
+    }
+
     static let code = Command(spec: CommandSpec(
-        path: "admin user code", summary: "Void outstanding activation codes and issue a new one.", options: remote, arguments: [user])
+        path: "admin user code", summary: "Void a user's outstanding activation codes and issue a new one (before activation).", options: remote, arguments: [user])
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
         let userID = arguments[user]
