@@ -32,11 +32,12 @@ extension MemoryStore: AuditStore {
         }
     }
 
-    public func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?) throws -> [AuditEvent] {
+    public func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?, actor: String?) throws -> [AuditEvent] {
         try read { state in
             guard limit > 0 else { return [] }
             let matching = state.audit.lazy.filter {
                 $0.sequence > afterSequence && (userID == nil || $0.userID == userID) && (transactionID == nil || $0.transactionID == transactionID)
+                    && (actor == nil || $0.details[AuditActor.detail] == actor)
             }
             return Array(matching.prefix(limit))
         }

@@ -20,7 +20,7 @@ public enum ApplicationFactory {
         let audit = auditTrail(store: parts.auditStore ?? store, masterKeys: masterKeys, clock: clock)
         let identity = try IdentityService(store: store, hasher: hasher, keys: P256DeviceKeyVerifier(), digester: digester,
                                            random: random, clock: clock, policy: configuration.identity, audit: audit)
-        let apiKeys = APIKeyService(store: store, digester: digester, random: random, clock: clock)
+        let apiKeys = APIKeyService(store: store, digester: digester, random: random, clock: clock, audit: audit)
         let signer = SigningKeyRing(store: store, masterKeys: masterKeys, random: random)
         var idv: IDVService?
         if configuration.idvEnabled {

@@ -18,11 +18,11 @@ extension SQLStore: AuditStore {
             let event = try make(head)
             try event.checkFollows(head)
             try connection.execute(
-                "INSERT INTO audit_events (\(Self.auditColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO audit_events (\(Self.auditColumns), actor) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     .integer(event.sequence), .date(event.occurredAt), .text(event.kind), .optionalText(event.userID),
                     .optionalText(event.transactionID), try .json(event.details),
-                    .blob(event.previousHash), .blob(event.hash),
+                    .blob(event.previousHash), .blob(event.hash), .optionalText(event.details[AuditActor.detail]),
                 ]
             )
             return event
@@ -65,7 +65,7 @@ extension SQLStore: AuditStore {
 
     /// Keyset paging on the sequence; the filters are added only when given. A `limit` of 0
     /// or less returns no events.
-    public func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?) throws -> [AuditEvent] {
+    public func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?, actor: String?) throws -> [AuditEvent] {
         guard limit > 0 else { return [] }
         var conditions = ["sequence > ?"]
         var binds: [SQLValue] = [.integer(afterSequence)]
@@ -76,6 +76,10 @@ extension SQLStore: AuditStore {
         if let transactionID {
             conditions.append("transaction_id = ?")
             binds.append(.text(transactionID))
+        }
+        if let actor {
+            conditions.append("actor = ?")
+            binds.append(.text(actor))
         }
         let rows = try database.select(
             "SELECT \(Self.auditColumns) FROM audit_events WHERE \(conditions.joined(separator: " AND ")) ORDER BY sequence LIMIT ?",

@@ -31,7 +31,7 @@ public final class FaultyAuditStore: AuditStore {
         return try base.rewriteAuditChain(pageSize: pageSize, rewrite)
     }
 
-    public func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?) throws -> [AuditEvent] {
-        try base.auditEvents(afterSequence: afterSequence, limit: limit, userID: userID, transactionID: transactionID)
+    public func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?, actor: String?) throws -> [AuditEvent] {
+        try base.auditEvents(afterSequence: afterSequence, limit: limit, userID: userID, transactionID: transactionID, actor: actor)
     }
 }

@@ -242,10 +242,11 @@ import Testing
         }
 
         /// In stored order (as a database would return rows by a key that was altered).
-        func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?) throws -> [AuditEvent] {
+        func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?, actor: String?) throws -> [AuditEvent] {
             try lock.withLock {
                 let page = stored.filter {
                     $0.sequence > afterSequence && (userID == nil || $0.userID == userID) && (transactionID == nil || $0.transactionID == transactionID)
+                        && (actor == nil || $0.details["actor"] == actor)
                 }.prefix(limit)
                 if let bad = page.first(where: { garbled.contains($0.sequence) }) {
                     throw AuditError.unreadableEvent(sequence: bad.sequence, reason: "garbled")

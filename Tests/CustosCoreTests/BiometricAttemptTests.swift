@@ -49,7 +49,7 @@ import Testing
         try harness.enrolled()
         for _ in 0..<5 { _ = try harness.submit(try harness.challenged(), person: "mallory") }
         #expect(try harness.identity.user(id: "alice").isLocked(at: harness.clock.now()))
-        _ = try harness.identity.unlock(userID: "alice")
+        _ = try harness.identity.unlock(userID: "alice", actor: "test")
         #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .biometric) == 5)
         #expect(try harness.submit(try harness.challenged(), person: "alice").result.decision == .matched)
     }

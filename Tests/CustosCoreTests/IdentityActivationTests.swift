@@ -81,7 +81,7 @@ import Testing
             #expect(throws: IdentityError.invalidActivationCode) { try activate("WRONG-CODE-0000", from: source) }
         }
         #expect(throws: IdentityError.activationLocked) { try activate(code.code, from: "c") }
-        let fresh = try harness.identity.issueActivationCode(userID: "alice")
+        let fresh = try harness.identity.issueActivationCode(userID: "alice", actor: "test")
         #expect(throws: IdentityError.invalidActivationCode) { try activate(code.code, from: "c") }
         #expect(try activate(fresh.code, from: "c").status == .success)
     }

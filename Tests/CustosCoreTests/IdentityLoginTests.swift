@@ -82,7 +82,7 @@ import Testing
             harness.clock.advance(by: expected)
         }
         #expect(try harness.identity.user(id: "alice").lockoutCount == 4)
-        _ = try harness.identity.unlock(userID: "alice")
+        _ = try harness.identity.unlock(userID: "alice", actor: "test")
         #expect(try harness.identity.user(id: "alice").lockoutCount == 4)
         #expect(harness.identity.policy.lockDuration(afterLocks: 1) == 600)
     }

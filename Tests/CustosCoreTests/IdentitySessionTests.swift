@@ -46,9 +46,9 @@ import Testing
     @Test func revokingTheDeviceEndsItsSessions() throws {
         let harness = try ServiceHarness()
         let (device, _, token) = try harness.activeUser()
-        try harness.identity.revokeDevice(userID: "alice", deviceID: device.id)
+        try harness.identity.revokeDevice(userID: "alice", deviceID: device.id, actor: "test")
         #expect(throws: IdentityError.invalidSession) { try harness.identity.authenticateSession(token: token) }
-        #expect(throws: IdentityError.deviceNotFound) { try harness.identity.revokeDevice(userID: "bob", deviceID: device.id) }
+        #expect(throws: IdentityError.deviceNotFound) { try harness.identity.revokeDevice(userID: "bob", deviceID: device.id, actor: "test") }
     }
 
     @Test func revokingOneSessionLeavesTheOthers() throws {
@@ -64,7 +64,7 @@ import Testing
     @Test func disablingTheUserEndsItsSessions() throws {
         let harness = try ServiceHarness()
         let (_, _, token) = try harness.activeUser()
-        _ = try harness.identity.setDisabled(true, userID: "alice")
+        _ = try harness.identity.setDisabled(true, userID: "alice", actor: "test")
         #expect(throws: IdentityError.invalidSession) { try harness.identity.authenticateSession(token: token) }
         #expect(try harness.identity.sessions(userID: "alice").isEmpty)
     }

@@ -46,7 +46,7 @@ import FoundationNetworking
     }
 
     func client(_ fixture: StepUpFixture) throws -> OAuthClient {
-        let (key, secret) = try fixture.live.apiKeys.create(scope: .rp, label: "shop")
+        let (key, secret) = try fixture.live.apiKeys.create(scope: .rp, label: "shop", actor: "test")
         return OAuthClient(base: fixture.live.baseURL, id: key.id, secret: secret)
     }
 

@@ -66,7 +66,7 @@ import Testing
         #expect(readFront.data == front && readFront.contentType == "image/jpeg")
         let readBack = try await admin.idvDocument(transactionID, side: "back")
         #expect(readBack.data == back && readBack.contentType == "image/png")
-        let (_, adminSecret) = try live.apiKeys.create(scope: .admin, label: "root")
+        let (_, adminSecret) = try live.apiKeys.create(scope: .admin, label: "root", actor: "test")
         let (adminStatus, adminBytes) = try await api.getStatus("/v1/idv/transactions/\(transactionID)/documents/front", bearer: adminSecret)
         #expect(adminStatus == 200 && adminBytes == front)
         _ = try await api.getStatus("/v1/idv/transactions/\(transactionID)/documents/back", bearer: rpSecret)

@@ -414,15 +414,15 @@ import FoundationNetworking
         #expect(status == 401)
         #expect(body.error.code == "invalid_api_key")
 
-        let (_, rpSecret) = try live.apiKeys.create(scope: .rp, label: "rp")
+        let (_, rpSecret) = try live.apiKeys.create(scope: .rp, label: "rp", actor: "test")
         let (forbidden, forbiddenBody) = try await http.postRaw("/v1/admin/api-keys", CreateAPIKeyRequest(scope: "rp", label: "x"), bearer: rpSecret)
         #expect(forbidden == 403)
         #expect(forbiddenBody.error.code == "insufficient_scope")
 
-        let (adminKey, adminSecret) = try live.apiKeys.create(scope: .admin, label: "root")
+        let (adminKey, adminSecret) = try live.apiKeys.create(scope: .admin, label: "root", actor: "test")
         let created: APIKeyInfo = try await http.post("/v1/admin/api-keys", CreateAPIKeyRequest(scope: "rp", label: "backend"), bearer: adminSecret)
         #expect(created.key?.hasPrefix("ck_") == true)
-        try live.apiKeys.revoke(id: adminKey.id)
+        try live.apiKeys.revoke(id: adminKey.id, actor: "test")
         let (revoked, _) = try await http.postRaw("/v1/users", CreateUserRequest(userID: "x"), bearer: adminSecret)
         #expect(revoked == 401)
     }
@@ -445,7 +445,7 @@ import FoundationNetworking
     @Test func badInputGetsClearErrors() async throws {
         let live = try LiveServer.sqlite()
         defer { live.stop() }
-        let (_, secret) = try live.apiKeys.create(scope: .rp, label: "rp")
+        let (_, secret) = try live.apiKeys.create(scope: .rp, label: "rp", actor: "test")
         let http = RawAPI(base: live.baseURL)
         let cases: [(String, String, Int, String)] = [
             ("/v1/users", #"{}"#, 422, "missing_field"),
@@ -547,7 +547,7 @@ struct RawAPI {
         let live = try LiveServer.make(kind)
         defer { live.stop() }
         let (_, userID, _) = try await IdentityFlowTests.activatedUser(live)
-        let (_, rpKey) = try live.apiKeys.create(scope: .rp, label: "rp")
+        let (_, rpKey) = try live.apiKeys.create(scope: .rp, label: "rp", actor: "test")
         for (method, path) in [("DELETE", "/v1/users/\(userID)%00/devices/abc"), ("GET", "/v1/users/\(userID)%00zzz/devices")] {
             var request = URLRequest(url: URL(string: live.baseURL.absoluteString + path)!)
             request.httpMethod = method

@@ -99,7 +99,7 @@ struct LiveServer {
             configuration, store: store, masterKeys: MasterKeys(primary: masterKey),
             parts: RuntimeParts(clock: clock, faces: idvPolicy == nil ? nil : try FaceFixture.engine(), auditStore: auditStore))
         (identity, apiKeys, idv, signer) = (services.identity, services.apiKeys, services.idv, services.signer)
-        (relyingPartyKey, relyingPartySecret) = try services.apiKeys.create(scope: .rp, label: "relying party")
+        (relyingPartyKey, relyingPartySecret) = try services.apiKeys.create(scope: .rp, label: "relying party", actor: "test")
         (notifications, webhookSigner, oidc) = (services.notifications, services.webhookSigner, services.oidc)
         dispatcher = webhooks ? services.startWebhooks(store: store, configuration: configuration, logger: Logger(sink: log, level: .info)) : nil
         server = CustosApplication.makeServer(services.dependencies(database: store, rateLimiter: rateLimiter),
@@ -125,13 +125,13 @@ struct LiveServer {
     /// The relying party's client (one `rp` key per server: the users it creates are its own,
     /// and so are their verifications), or an administrator's with a fresh key.
     func admin(scope: APIKey.Scope = .rp) throws -> CustosAdminClient {
-        let secret = scope == .rp ? relyingPartySecret : try apiKeys.create(scope: scope, label: "test").1
+        let secret = scope == .rp ? relyingPartySecret : try apiKeys.create(scope: scope, label: "test", actor: "test").1
         return try CustosAdminClient(serverURL: baseURL, apiKey: secret, timeout: 10)
     }
 
     /// Another relying party's client, with a fresh `rp` key of its own.
     func otherRelyingParty() throws -> CustosAdminClient {
-        try CustosAdminClient(serverURL: baseURL, apiKey: try apiKeys.create(scope: .rp, label: "other").1, timeout: 10)
+        try CustosAdminClient(serverURL: baseURL, apiKey: try apiKeys.create(scope: .rp, label: "other", actor: "test").1, timeout: 10)
     }
 
     func stop() {

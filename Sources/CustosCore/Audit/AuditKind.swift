@@ -27,6 +27,26 @@ public enum AuditKind: String, Sendable, CaseIterable {
     /// A user was deleted by the relying party, with its devices, sessions, template, IDV
     /// transactions and document scan images (its audit events stay).
     case userDeleted = "user.deleted"
+    /// An API key was created or revoked (its id, scope and label; never the secret).
+    case apiKeyCreated = "api_key.created"
+    case apiKeyRevoked = "api_key.revoked"
+    /// A relying party created a user (waiting for activation).
+    case userCreated = "user.created"
+    case userDisabled = "user.disabled"
+    case userEnabled = "user.enabled"
+    /// An administrator lifted a lock.
+    case userUnlocked = "user.unlocked"
+    /// A new activation code was issued (never the code).
+    case activationCodeIssued = "user.activation_code_issued"
+    /// A registration code for another device was issued (never the code).
+    case registrationCodeIssued = "user.registration_code_issued"
+    /// A device was unbound (by the relying party, or by a reset).
+    case deviceRevoked = "device.revoked"
+    /// An OpenID client was registered, or deleted with its grants.
+    case oidcClientCreated = "oidc.client_created"
+    case oidcClientDeleted = "oidc.client_deleted"
+    /// A CIBA client's delivery mode (and ping endpoint) was registered or changed.
+    case cibaClientRegistered = "ciba.client_registered"
     /// The relying party started a user over (`POST /v1/users/{id}/reset`): devices unbound,
     /// sessions and grants ended, a new activation code issued; the actor's key id.
     case userReset = "user.reset"
@@ -42,8 +62,9 @@ public enum AuditKind: String, Sendable, CaseIterable {
     /// A notification reached its final state: answered (the action and the level proved),
     /// expired, or failed (the wrong number was picked).
     case notificationClosed = "notification.closed"
-    /// A device was bound to an active user outside activation: by the password (a sign-in's
-    /// fallback) or a registration code; the device id and the proof's kind, never the proof.
+    /// A device was bound: at activation (the activation code), or to an active user by the
+    /// password (a sign-in's fallback) or a registration code; the device id and the proof's
+    /// kind, never the proof.
     case deviceRegistered = "device.registered"
     /// A bound device signed its user in to an OpenID client (the client, the device and the
     /// `acr`; never the code).

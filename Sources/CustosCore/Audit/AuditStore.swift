@@ -29,8 +29,14 @@ public protocol AuditStore: Sendable {
     func rewriteAuditChain(pageSize: Int, _ rewrite: (AuditEvent) throws -> AuditEvent) throws -> Int
 
     /// Up to `limit` (> 0) events with a sequence above `afterSequence`, in ascending sequence
-    /// order; only those of `userID` and of `transactionID` when given.
-    func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?) throws -> [AuditEvent]
+    /// order; only those of `userID`, of `transactionID` and with the `actor` detail `actor` when given.
+    func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?, actor: String?) throws -> [AuditEvent]
+}
+
+extension AuditStore {
+    public func auditEvents(afterSequence: Int64, limit: Int, userID: String?, transactionID: String?) throws -> [AuditEvent] {
+        try auditEvents(afterSequence: afterSequence, limit: limit, userID: userID, transactionID: transactionID, actor: nil)
+    }
 }
 
 /// The end of the chain an appended event links to.

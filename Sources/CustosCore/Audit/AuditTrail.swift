@@ -117,13 +117,15 @@ public final class AuditTrail: Sendable {
 
     /// Up to `limit` (1…`maximumListLimit`) events after `afterSequence`, oldest first; only
     /// those of `userID` and of `transactionID` when given. Page on with the last sequence.
-    public func list(userID: String?, transactionID: String?, afterSequence: Int64 = 0, limit: Int = 100) throws -> [AuditEvent] {
+    public func list(userID: String?, transactionID: String?, actor: String? = nil, afterSequence: Int64 = 0,
+                     limit: Int = 100) throws -> [AuditEvent] {
         guard (1...Self.maximumListLimit).contains(limit) else {
             throw AuditError.invalidPage("the limit must be 1-\(Self.maximumListLimit)")
         }
         guard afterSequence >= 0 else { throw AuditError.invalidPage("the sequence to start after must not be negative") }
         try AuditRules.checkIdentifier(userID, field: "user_id")
         try AuditRules.checkIdentifier(transactionID, field: "transaction_id")
-        return try store.auditEvents(afterSequence: afterSequence, limit: limit, userID: userID, transactionID: transactionID)
+        try AuditRules.checkIdentifier(actor, field: "actor")
+        return try store.auditEvents(afterSequence: afterSequence, limit: limit, userID: userID, transactionID: transactionID, actor: actor)
     }
 }

@@ -63,6 +63,9 @@ extension IdentityService {
             try store.reset(counter)
             try store.reset(source)
             try attempts.reset(userID)
+            var details = ["device_id": device.id, "proof": "activation_code"]
+            if let client { details["client"] = client }
+            try audit?.record(.deviceRegistered, userID: userID, details: details)
             return try openSession(userID: userID, deviceID: device.id, now: now)
         }
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: device,

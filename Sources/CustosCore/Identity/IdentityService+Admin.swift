@@ -14,23 +14,30 @@ extension IdentityService {
         try InputRules.checkUserID(id)
         let now = clock.now()
         let user = User(id: id, status: .pendingActivation, createdAt: now, createdBy: createdBy)
-        do {
-            try store.createUser(user)
-        } catch StoreError.duplicate {
-            throw IdentityError.userExists
+        return try store.atomically {
+            do {
+                try store.createUser(user)
+            } catch StoreError.duplicate {
+                throw IdentityError.userExists
+            }
+            try audit?.record(.userCreated, userID: id, details: [AuditActor.detail: createdBy ?? AuditActor.local])
+            return (user, try issueCode(for: id, now: now))
         }
-        return (user, try issueCode(for: id, now: now))
     }
 
     /// Voids outstanding codes and issues a new one, for a user not activated yet (the code was
     /// lost, expired or its attempts ran out). An active user is refused: a new activation would
     /// replace the password and bind a device behind the user's back (`resetUser` starts over,
     /// a registration code binds another device).
-    public func issueActivationCode(userID: String) throws -> ActivationCode {
+    public func issueActivationCode(userID: String, actor: String) throws -> ActivationCode {
         let user = try requireUser(userID)
         guard user.status != .disabled else { throw IdentityError.userNotActive }
         guard user.status == .pendingActivation else { throw IdentityError.userAlreadyActive }
-        return try issueCode(for: userID, now: clock.now())
+        return try store.atomically {
+            let code = try issueCode(for: userID, now: clock.now())
+            try audit?.record(.activationCodeIssued, userID: userID, details: [AuditActor.detail: actor])
+            return code
+        }
     }
 
     /// Starts the user over: every device unbound, every session and OIDC grant ended, the
@@ -45,7 +52,9 @@ extension IdentityService {
             guard try store.changeUser(id: id, .reset(at: now)) else { throw IdentityError.userNotActive }
             var unbound = 0
             for device in try store.devices(userID: id) where !device.isRevoked {
-                if try store.revokeDevice(id: device.id, at: now) { unbound += 1 }
+                guard try store.revokeDevice(id: device.id, at: now) else { continue }
+                unbound += 1
+                try audit?.record(.deviceRevoked, userID: id, details: [AuditActor.detail: actor, "device_id": device.id, "reason": "reset"])
             }
             try endCredentials(id, now: now)
             try resetAllAttempts(id)
@@ -93,34 +102,38 @@ extension IdentityService {
     }
 
     /// Disabling also ends the user's sessions and OIDC grants, for good.
-    public func setDisabled(_ disabled: Bool, userID: String) throws -> User {
+    public func setDisabled(_ disabled: Bool, userID: String, actor: String) throws -> User {
         _ = try requireUser(userID)
-        if disabled {
-            try store.atomically {
+        try store.atomically {
+            if disabled {
                 try store.changeUser(id: userID, .disable)
                 try endCredentials(userID, now: clock.now())
+            } else {
+                try store.changeUser(id: userID, .enable)
             }
-        } else {
-            try store.changeUser(id: userID, .enable)
+            try audit?.record(disabled ? .userDisabled : .userEnabled, userID: userID, details: [AuditActor.detail: actor])
         }
         return try requireUser(userID)
     }
 
     /// Lifts a lock and gives the attempts back; the lock history (for growing lock times)
     /// is kept.
-    public func unlock(userID: String) throws -> User {
+    public func unlock(userID: String, actor: String) throws -> User {
         _ = try requireUser(userID)
-        try store.changeUser(id: userID, .unlock)
-        try resetAllAttempts(userID)
+        try store.atomically {
+            try store.changeUser(id: userID, .unlock)
+            try resetAllAttempts(userID)
+            try audit?.record(.userUnlocked, userID: userID, details: [AuditActor.detail: actor])
+        }
         return try requireUser(userID)
     }
 
     /// Deletes the user with its devices, sessions, codes and counters.
-    public func deleteUser(id: String) throws {
+    public func deleteUser(id: String, actor: String) throws {
         try InputRules.checkUserID(id)
         try store.atomically {
             guard try store.deleteUser(id: id) else { throw IdentityError.userNotFound }
-            try audit?.record(.userDeleted, userID: id)
+            try audit?.record(.userDeleted, userID: id, details: [AuditActor.detail: actor])
         }
     }
 
@@ -130,13 +143,14 @@ extension IdentityService {
     }
 
     /// Revokes a device; its sessions and the OIDC grants it made end at once.
-    public func revokeDevice(userID: String, deviceID: String) throws {
+    public func revokeDevice(userID: String, deviceID: String, actor: String) throws {
         try InputRules.checkToken(deviceID, field: "device_id")
         guard let device = try store.device(id: deviceID), device.userID == userID else { throw IdentityError.deviceNotFound }
         let now = clock.now()
         try store.atomically {
-            try store.revokeDevice(id: deviceID, at: now)
+            guard try store.revokeDevice(id: deviceID, at: now) else { return }
             try store.revokeGrants(userID: userID, deviceID: deviceID, at: now)
+            try audit?.record(.deviceRevoked, userID: userID, details: [AuditActor.detail: actor, "device_id": deviceID])
         }
     }
 }

@@ -18,12 +18,16 @@ public enum DeviceRegistrationProof: Sendable {
 extension IdentityService {
     /// Issues a registration code for `userID` (active users only: a user not yet activated
     /// uses the activation code). Codes already issued stay valid until used or expired.
-    public func issueRegistrationCode(userID: String) throws -> RegistrationCode {
+    public func issueRegistrationCode(userID: String, actor: String) throws -> RegistrationCode {
         let user = try requireUser(userID)
         guard user.status == .active else { throw IdentityError.userNotActive }
         let code = "rc_" + Self.token(random, bytes: 32)
         let expiresAt = clock.now().addingTimeInterval(policy.registrationCodeLifetime)
-        try store.issue(SingleUseToken(purpose: Purpose.deviceRegistration, digest: digester.digest(code), subject: userID, expiresAt: expiresAt))
+        try store.atomically {
+            try store.issue(SingleUseToken(purpose: Purpose.deviceRegistration, digest: digester.digest(code), subject: userID,
+                                           expiresAt: expiresAt))
+            try audit?.record(.registrationCodeIssued, userID: userID, details: [AuditActor.detail: actor])
+        }
         return RegistrationCode(code: code, expiresAt: expiresAt)
     }
 

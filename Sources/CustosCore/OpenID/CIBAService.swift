@@ -68,14 +68,19 @@ public final class CIBAService: Sendable {
 
     /// Registers how a client gets its tokens; `ping` needs a notification endpoint (checked
     /// like a callback URL).
-    public func register(_ client: CIBAClient) throws {
+    public func register(_ client: CIBAClient, actor: String) throws {
         if client.mode == .ping {
             guard let endpoint = client.notificationEndpoint else {
                 throw StepUpError.invalid("backchannel_client_notification_endpoint", "is required in ping mode")
             }
             try notifications.callbacks.validate(endpoint)
         }
-        try store.saveCIBAClient(client, at: clock.now())
+        try notifications.store.atomically {
+            try store.saveCIBAClient(client, at: clock.now())
+            try notifications.audit.record(.cibaClientRegistered, userID: nil, details: [
+                AuditActor.detail: actor, "client_id": client.clientID, "mode": client.mode.rawValue,
+            ])
+        }
     }
 
     public func client(id: String) throws -> CIBAClient {

@@ -6,7 +6,7 @@ extension OIDCService {
 
     /// Registers a client; a confidential client without an assertion key gets a secret,
     /// returned here once (only its digest is kept).
-    public func createClient(_ draft: OIDCClientDraft) throws -> (client: OIDCClient, secret: String?) {
+    public func createClient(_ draft: OIDCClientDraft, actor: String) throws -> (client: OIDCClient, secret: String?) {
         let name = draft.name.trimmingCharacters(in: .whitespaces)
         guard (1...100).contains(name.count) else { throw OIDCError.invalid("name", "must be 1 to 100 characters") }
         guard (1...10).contains(draft.redirectURIs.count) else { throw OIDCError.invalid("redirect_uris", "must hold 1 to 10 URIs") }
@@ -27,7 +27,11 @@ extension OIDCService {
         let client = OIDCClient(id: "oc_" + random.hexID(bytes: 12), name: name, kind: draft.kind, secretDigest: secret.map(digester.digest),
                                 redirectURIs: draft.redirectURIs, scopes: scopes, encryptionJWK: encryptionJWK, assertionJWK: assertionJWK,
                                 createdAt: clock.now())
-        try store.saveOIDCClient(client)
+        try store.atomically {
+            try store.saveOIDCClient(client)
+            try audit?.record(.oidcClientCreated, userID: nil, details: [AuditActor.detail: actor, "client_id": client.id,
+                                                                          "client_type": client.kind.rawValue])
+        }
         return (client, secret)
     }
 
@@ -39,8 +43,12 @@ extension OIDCService {
     }
 
     /// Deletes the client and every grant and token it holds.
-    public func deleteClient(id: String) throws {
-        guard id.utf8.count <= 128, try store.deleteOIDCClient(id: id) else { throw OIDCError.clientNotFound }
+    public func deleteClient(id: String, actor: String) throws {
+        guard id.utf8.count <= 128 else { throw OIDCError.clientNotFound }
+        try store.atomically {
+            guard try store.deleteOIDCClient(id: id) else { throw OIDCError.clientNotFound }
+            try audit?.record(.oidcClientDeleted, userID: nil, details: [AuditActor.detail: actor, "client_id": id])
+        }
     }
 
     /// Redirect URIs (RFC 8252, RFC 9700 §4.1): absolute, no fragment; https, http on a loopback

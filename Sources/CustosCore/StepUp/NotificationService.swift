@@ -103,7 +103,7 @@ public final class NotificationService: Sendable {
             }
             try store.createNotification(notification)
             var details = ["actions": notification.actions.map { "\($0.action):\($0.authLevel.rawValue)" }.joined(separator: ","),
-                           "api_key_id": apiKeyID, "number_matching": draft.numberMatching ? "true" : "false"]
+                           "api_key_id": apiKeyID, AuditActor.detail: apiKeyID, "number_matching": draft.numberMatching ? "true" : "false"]
             if let type = draft.details?.type { details["details_type"] = type }
             try audit.record(.notificationCreated, userID: draft.userID, transactionID: notification.id, details: details)
         }

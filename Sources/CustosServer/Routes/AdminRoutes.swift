@@ -7,18 +7,18 @@ import Foundation
 enum AdminRoutes {
     static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, identity: IdentityService, apiKeys: APIKeyService,
                          clock: any Clock) {
-        routes.on(Endpoints.createAPIKey, groups.admin) { _, body in
+        routes.on(Endpoints.createAPIKey, groups.admin) { context, body in
             guard let scope = APIKey.Scope(rawValue: body.scope) else {
                 throw IdentityError.invalidInput(field: "scope", reason: "must be admin or rp")
             }
-            let (key, secret) = try apiKeys.create(scope: scope, label: body.label)
+            let (key, secret) = try apiKeys.create(scope: scope, label: body.label, actor: context.caller.id)
             return WireMapping.apiKey(key, secret: secret)
         }
         routes.on(Endpoints.apiKeys, groups.admin) { _, _ in
             APIKeyList(apiKeys: try apiKeys.list().map { WireMapping.apiKey($0) })
         }
         routes.on(Endpoints.revokeAPIKey, groups.admin) { context, _ in
-            try apiKeys.revoke(id: try context.parameter("id"))
+            try apiKeys.revoke(id: try context.parameter("id"), actor: context.caller.id)
             return NoContent()
         }
 
@@ -38,33 +38,35 @@ enum AdminRoutes {
             WireMapping.user(try identity.user(id: context.parameter("id")), now: clock.now())
         }
         routes.on(Endpoints.deleteUser, groups.rp) { context, _ in
-            try identity.deleteUser(id: try context.parameter("id"))
+            try identity.deleteUser(id: try context.parameter("id"), actor: context.caller.id)
             return NoContent()
         }
-        let userActions: [(Endpoint<NoContent, UserInfo>, @Sendable (String) throws -> User)] = [
-            (Endpoints.disableUser, { try identity.setDisabled(true, userID: $0) }),
-            (Endpoints.enableUser, { try identity.setDisabled(false, userID: $0) }),
-            (Endpoints.unlockUser, { try identity.unlock(userID: $0) }),
+        let userActions: [(Endpoint<NoContent, UserInfo>, @Sendable (String, String) throws -> User)] = [
+            (Endpoints.disableUser, { try identity.setDisabled(true, userID: $0, actor: $1) }),
+            (Endpoints.enableUser, { try identity.setDisabled(false, userID: $0, actor: $1) }),
+            (Endpoints.unlockUser, { try identity.unlock(userID: $0, actor: $1) }),
         ]
         for (endpoint, apply) in userActions {
-            routes.on(endpoint, groups.rp) { context, _ in WireMapping.user(try apply(context.parameter("id")), now: clock.now()) }
+            routes.on(endpoint, groups.rp) { context, _ in
+                WireMapping.user(try apply(context.parameter("id"), context.caller.id), now: clock.now())
+            }
         }
         routes.on(Endpoints.issueActivationCode, groups.rp) { context, _ in
-            WireMapping.activation(try identity.issueActivationCode(userID: context.parameter("id")))
+            WireMapping.activation(try identity.issueActivationCode(userID: context.parameter("id"), actor: context.caller.id))
         }
         routes.on(Endpoints.resetUser, groups.rp) { context, _ in
             WireMapping.activation(try identity.resetUser(id: context.parameter("id"), actor: context.caller.id))
         }
         routes.on(Endpoints.issueRegistrationCode, groups.rp) { context, _ in
             let userID = try context.parameter("id")
-            let issued = try identity.issueRegistrationCode(userID: userID)
+            let issued = try identity.issueRegistrationCode(userID: userID, actor: context.caller.id)
             return RegistrationCodeInfo(userID: userID, registrationCode: issued.code, expiresAt: issued.expiresAt)
         }
         routes.on(Endpoints.userDevices, groups.rp) { context, _ in
             DeviceList(devices: try identity.devices(userID: context.parameter("id")).map(WireMapping.device))
         }
         routes.on(Endpoints.revokeDevice, groups.rp) { context, _ in
-            try identity.revokeDevice(userID: try context.parameter("id"), deviceID: try context.parameter("device"))
+            try identity.revokeDevice(userID: try context.parameter("id"), deviceID: try context.parameter("device"), actor: context.caller.id)
             return NoContent()
         }
     }

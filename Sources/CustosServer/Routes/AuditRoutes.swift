@@ -13,7 +13,8 @@ enum AuditRoutes {
             let query = context.request.query
             let limit = try integer(query["limit"], "limit", default: 100)
             let after = try integer(query["after"], "after", default: 0)
-            let events = try trail().list(userID: query["user"], transactionID: query["transaction"], afterSequence: Int64(after), limit: limit)
+            let events = try trail().list(userID: query["user"], transactionID: query["transaction"], actor: query["actor"],
+                                         afterSequence: Int64(after), limit: limit)
             return AuditEventList(events: events.map(AuditEventInfo.init),
                                   nextAfter: events.count == limit ? events.last?.sequence : nil)
         }

@@ -91,14 +91,14 @@ enum OIDCRoutes {
                                                   password: body.password, client: context.request.remoteAddress?.limitKey)
             return WireMapping.outcome(outcome, policy: identity.policy)
         }
-        routes.on(Endpoints.createOIDCClient, groups.admin) { _, body in
+        routes.on(Endpoints.createOIDCClient, groups.admin) { context, body in
             guard let kind = OIDCClient.Kind(rawValue: body.clientType) else {
                 throw OIDCError.invalid("client_type", "must be public or confidential")
             }
             let draft = OIDCClientDraft(name: body.name, kind: kind, redirectURIs: body.redirectURIs,
                                         scopes: body.scopes ?? OIDCService.supportedScopes,
                                         encryptionJWK: try body.encryptionJWK.map(jwkJSON), assertionJWK: try body.assertionJWK.map(jwkJSON))
-            let (client, secret) = try oidc().createClient(draft)
+            let (client, secret) = try oidc().createClient(draft, actor: context.caller.id)
             var info = try clientInfo(client)
             info.clientSecret = secret
             return info
@@ -110,7 +110,7 @@ enum OIDCRoutes {
             try clientInfo(try oidc().client(id: try context.parameter("id")))
         }
         routes.on(Endpoints.deleteOIDCClient, groups.admin) { context, _ in
-            try oidc().deleteClient(id: try context.parameter("id"))
+            try oidc().deleteClient(id: try context.parameter("id"), actor: context.caller.id)
             return NoContent()
         }
     }

@@ -49,7 +49,7 @@ enum OpenIDRoutes {
             // Poll mode pings no one: an endpoint given with it is not kept.
             let client = CIBAClient(clientID: context.caller.id, mode: mode,
                                     notificationEndpoint: mode == .ping ? body.backchannelClientNotificationEndpoint : nil)
-            try ciba().register(client)
+            try ciba().register(client, actor: context.caller.id)
             return CIBAClientRegistration(clientID: client.clientID, backchannelTokenDeliveryMode: mode.rawValue,
                                           backchannelClientNotificationEndpoint: client.notificationEndpoint)
         }

@@ -110,7 +110,7 @@ function renderConsole() {
     status: h("div", { id: "admin-status", class: "banner ok", role: "status", hidden: true }),
     userCount: 0, usersNext: null,
     devicesUser: null,
-    auditUser: "", auditNext: null,
+    auditUser: "", auditActor: "", auditNext: null,
     notification: null,
   };
   const forget = h("button", { type: "button", id: "admin-forget", class: "secondary", onclick: () => forgetKey() }, "Forget key");
@@ -330,10 +330,12 @@ function auditSection() {
     onclick: () => act(ui.auditError, verify, verifyAudit) }, "Verify chain");
   const form = h("form", { id: "admin-audit-form", class: "row" },
     field({ id: "admin-audit-user", label: "User id (optional)", autocomplete: "off", spellcheck: "false", autocapitalize: "off" }),
+    field({ id: "admin-audit-actor", label: "Actor: API key id (optional)", autocomplete: "off", spellcheck: "false", autocapitalize: "off" }),
     load, verify);
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     ui.auditUser = form.querySelector("#admin-audit-user").value.trim();
+    ui.auditActor = form.querySelector("#admin-audit-actor").value.trim();
     act(ui.auditError, load, () => loadAudit(false));
   });
   const events = dataTable("admin-audit-table", "admin-audit-title", ["Sequence", "Time", "Kind", "User", "Transaction", "Details"]);
@@ -350,6 +352,7 @@ function auditSection() {
 async function loadAudit(more) {
   const query = new URLSearchParams({ limit: String(AUDIT_PAGE) });
   if (ui.auditUser) query.set("user", ui.auditUser);
+  if (ui.auditActor) query.set("actor", ui.auditActor);
   if (more && ui.auditNext !== null) query.set("after", String(ui.auditNext));
   const page = await call("GET", `/v1/admin/audit?${query}`);
   const rows = page.events.map(auditRow);

@@ -181,6 +181,14 @@ enum Migrations {
             sqlite: "ALTER TABLE users ADD COLUMN created_by TEXT;",
             postgres: "ALTER TABLE users ADD COLUMN created_by TEXT;"
         ),
+        Migration(
+            version: 14,
+            name: "audit_events.actor",
+            // The event's `actor` detail, copied beside it for `audit list --actor` (not hashed:
+            // the detail itself is, in the chain).
+            sqlite: "ALTER TABLE audit_events ADD COLUMN actor TEXT; CREATE INDEX audit_events_actor ON audit_events (actor, sequence);",
+            postgres: "ALTER TABLE audit_events ADD COLUMN actor TEXT; CREATE INDEX audit_events_actor ON audit_events (actor, sequence);"
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

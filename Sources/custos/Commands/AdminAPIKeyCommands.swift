@@ -20,7 +20,7 @@ enum AdminAPIKeyCommands {
         example: "custos admin apikey create --scope admin --label ops")
     ) { arguments in
         let scope = arguments[scope]
-        let (key, secret) = try withService(arguments) { try $0.create(scope: scope, label: arguments[label] ?? scope.rawValue) }
+        let (key, secret) = try withService(arguments) { try $0.create(scope: scope, label: arguments[label] ?? scope.rawValue, actor: AuditActor.local) }
         let info = APIKeyInfo(id: key.id, scope: key.scope.rawValue, label: key.label, createdAt: key.createdAt, key: secret)
         try ClientOptions.output(arguments, info) {
             ["API key \(key.id) (\(key.scope.rawValue), \(key.label)) — shown once, keep it secret:", secret]
@@ -46,7 +46,7 @@ enum AdminAPIKeyCommands {
     ) { arguments in
         let id = arguments[keyID]
         do {
-            try withService(arguments) { try $0.revoke(id: id) }
+            try withService(arguments) { try $0.revoke(id: id, actor: AuditActor.local) }
         } catch IdentityError.apiKeyNotFound {
             Console.error("custos admin apikey revoke: no active API key \(id)")
             return .failure

@@ -62,22 +62,24 @@ enum AdminAuditCommands {
 
     static let user = Option<String?>.text("user", "USER", help: "only this user's events")
     static let transaction = Option<String?>.text("transaction", "ID", help: "only this transaction's events")
+    static let actor = Option<String?>.text("actor", "KEY", help: "only what this API key id did (local: the data directory's operator)")
     static let after = Option<Int64>.integer("after", "SEQ", in: 0...Int64.max, default: 0, help: "start after this sequence")
     static let limit = Option<Int>.integer("limit", in: 1...AuditTrail.maximumListLimit, default: 100,
                                            help: "page size 1-\(AuditTrail.maximumListLimit)")
 
     static let list = Command(spec: CommandSpec(
         path: "admin audit list", summary: "List audit events, oldest first, a page at a time.",
-        options: [user.spec, transaction.spec, after.spec, limit.spec, ClientOptions.json.spec] + DatabaseOptions.options,
+        options: [user.spec, transaction.spec, actor.spec, after.spec, limit.spec, ClientOptions.json.spec] + DatabaseOptions.options,
         example: "custos admin audit list --user alice --limit 20")
     ) { arguments in
         let limit = arguments[limit]
         let events = try withTrail(arguments) { trail in
             do {
-                return try trail.list(userID: arguments[user], transactionID: arguments[transaction],
+                return try trail.list(userID: arguments[user], transactionID: arguments[transaction], actor: arguments[actor],
                                       afterSequence: arguments[after], limit: limit)
             } catch AuditError.invalidIdentifier(let field) {
-                throw UsageError("--\(field == "user_id" ? "user" : "transaction") must not be empty or hold control characters")
+                let option = ["user_id": "user", "transaction_id": "transaction"][field] ?? field
+                throw UsageError("--\(option) must not be empty or hold control characters")
             }
         }
         let page = AuditEventList(events: events.map(AuditEventInfo.init), nextAfter: events.count == limit ? events.last?.sequence : nil)
