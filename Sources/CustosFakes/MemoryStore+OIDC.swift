@@ -123,6 +123,10 @@ extension MemoryStore: OIDCStore {
         }
     }
 
+    public func authorizationCode(digest: Data) throws -> AuthorizationCode? {
+        try read { $0.oidcCodes[digest] }
+    }
+
     public func refreshToken(digest: Data) throws -> RefreshToken? {
         try read { $0.refreshTokens[digest] }
     }

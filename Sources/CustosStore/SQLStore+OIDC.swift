@@ -136,6 +136,11 @@ extension SQLStore: OIDCStore {
         }
     }
 
+    public func authorizationCode(digest: Data) throws -> AuthorizationCode? {
+        try database.select("SELECT \(Self.codeColumns) FROM oidc_codes WHERE code_digest = ?", [.blob(digest)])
+            .first.map(Self.authorizationCode(from:))
+    }
+
     public func refreshToken(digest: Data) throws -> RefreshToken? {
         try database.select("SELECT \(Self.refreshTokenColumns) FROM oidc_refresh_tokens WHERE token_digest = ?", [.blob(digest)])
             .first.map(Self.refreshTokenRecord(from:))

@@ -124,7 +124,8 @@ def run_checks(config):
     check(token["token_type"].lower() == "bearer" and token["expires_in"] > 0, "the token answer is a Bearer token with its lifetime")
     claims = validate_id_token(token["id_token"], nonce, config["client_id"])
     check(claims["sub"] == config["user_id"], "the ID token's sub is the user")
-    check(claims["acr"] == "urn:custos:acr:3" and "hwk" in claims["amr"], "the ID token says a bound device key signed in")
+    check(claims["acr"] == "urn:custos:acr:3" and claims["amr"] == ["swk"],
+          "the ID token says a bound device's software key signed in, and claims no more (no hwk, no user)")
     seen["id_token"] = {"sub": claims["sub"], "acr": claims["acr"], "amr": claims["amr"]}
     access = jose_jwt.decode(token["access_token"], keys, algorithms=["ES256"])
     check(access.header.get("typ") == "at+jwt" and access.claims["client_id"] == config["client_id"], "the access token is an RFC 9068 JWT")
@@ -265,7 +266,19 @@ def run_checks(config):
     check(first.status_code == 200 and first.json()["active"] is True, "private_key_jwt authenticates introspection")
     replayed = requests.post(discovery["introspection_endpoint"], data=form, timeout=10)
     check(replayed.status_code == 401 and oauth_error(replayed) == "invalid_client", "a replayed client assertion is refused")
-    seen["private_key_jwt"] = "ok; replayed assertion refused"
+    # RFC 7523 §3: an assertion not valid yet, or issued in the future, is refused.
+    for claim in ("nbf", "iat"):
+        now = int(time.time())
+        claims = {"iss": config["jwt_client_id"], "sub": config["jwt_client_id"], "aud": discovery["token_endpoint"],
+                  "exp": now + 60, "jti": secrets.token_urlsafe(16), claim: now + 600}
+        early = jose_jwt.encode({"alg": "ES256"}, claims, jwt_key)
+        refused = requests.post(discovery["introspection_endpoint"], timeout=10, data={
+            "token": token["access_token"], "client_assertion_type": "urn:ietf:params:oauth:client-assertion-type:jwt-bearer",
+            "client_assertion": early})
+        check(refused.status_code == 401 and oauth_error(refused) == "invalid_client", f"a client assertion with {claim} in the future is refused")
+    check("none" not in discovery["introspection_endpoint_auth_methods_supported"],
+          "discovery offers introspection only to the methods it accepts (no none)")
+    seen["private_key_jwt"] = "ok; replayed assertion, future nbf and iat refused"
 
 
 if __name__ == "__main__":

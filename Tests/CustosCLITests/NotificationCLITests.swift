@@ -57,7 +57,7 @@ import Testing
         let second = try send(served, payment + ["--action", "Approve:approve:3"])
         let signed = try CLI.run(["notifications", "act", second.notificationUUID, "approve", "--profile", profile])
         #expect(signed.status == 0, "\(signed.stdout) \(signed.stderr)")
-        #expect(try status(served, second.notificationUUID).amr == ["hwk", "user"])
+        #expect(try status(served, second.notificationUUID).amr == ["swk"])
 
         // Number matching: a wrong pick closes it.
         let third = try send(served, payment + ["--action", "Approve:approve:0", "--number-matching"])

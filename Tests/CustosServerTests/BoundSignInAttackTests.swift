@@ -88,22 +88,93 @@ import FoundationNetworking
         #expect(status == 401 && error.error.message.contains("challenge"))
         challenge = try await device.begin()
         let good = try device.assertion(challenge)
-        let (okStatus, okData) = try await device.api.postData("/v1/oidc/device-sign-in/\(challenge.authorizationID)/assertion", good)
+        var (okStatus, okData) = try await device.api.postData("/v1/oidc/device-sign-in/\(challenge.authorizationID)/assertion", good)
         #expect(okStatus == 200, "\(String(decoding: okData, as: UTF8.self))")
         (status, _) = try await device.answer(challenge, good)
         #expect(status == 410)
 
-        // Another origin (a phishing page relaying the challenge), a missing UV, another rp id.
+        // Another origin (a phishing page relaying the challenge) is refused.
         challenge = try await device.begin()
         (status, error) = try await device.answer(challenge, try device.assertion(challenge, origin: "https://custos.test.evil.example"))
         #expect(status == 401 && error.error.message.contains("origin"))
+        // A device key's UV bit is the app's own word: without it the key still proves possession,
+        // and with it the token claims no more (see assuranceClaimsOnlyWhatWasVerified).
         challenge = try await device.begin()
-        (status, error) = try await device.answer(challenge, try device.assertion(challenge, flags: 0x01))
-        #expect(status == 401 && error.error.message.contains("UV"))
+        (okStatus, _) = try await device.api.postData("/v1/oidc/device-sign-in/\(challenge.authorizationID)/assertion",
+                                                      try device.assertion(challenge, flags: 0x01))
+        #expect(okStatus == 200)
 
         // None of it used the user's attempts: the password still logs in with all of them.
         let user = try #require(try live.store.user(id: device.userID))
         #expect(user.lockoutCount == 0 && !user.isLocked(at: Date()))
+    }
+
+    /// A software key that sets its own user-verification bit gets possession only (`swk`), and a
+    /// request for more than a device's signature proves ends in unmet_authentication_requirements
+    /// instead of a weaker token.
+    @Test(arguments: StoreKind.available)
+    func assuranceClaimsOnlyWhatWasVerified(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let device = try await RawDevice.make(live)
+        let tokens = try await RevocationTests.signIn(device, at: live)
+        let access = try SignInFixture.claims(tokens.access)
+        #expect(access["acr"] as? String == Assurance.of(.deviceSignature).acr)
+
+        func ask(_ acrValues: String) async throws -> (Int, Data) {
+            try await device.api.postData("/v1/oidc/device-sign-in", DeviceSignInRequest(
+                deviceID: device.deviceID, clientID: device.clientID, redirectURI: SignInFixture.redirect, scope: "openid", state: "s",
+                nonce: "n", codeChallenge: Data(SHA256.hash(Array(RawDevice.verifier.utf8))).base64URLEncodedString,
+                codeChallengeMethod: "S256", acrValues: acrValues))
+        }
+        let (refused, body) = try await ask("urn:custos:acr:4")
+        #expect(refused == 400 && String(decoding: body, as: UTF8.self).contains("unmet_authentication_requirements"))
+        #expect(try await ask("urn:custos:acr:9 made-up").0 == 400)
+        #expect(try await ask("urn:custos:acr:4 urn:custos:acr:3").0 == 200)
+        #expect(try await ask("urn:custos:acr:1").0 == 200, "a device's signature meets a password's AAL1 request")
+        let events = try live.store.auditEvents(afterSequence: 0, limit: 100, userID: device.userID, transactionID: nil)
+        #expect(events.contains { $0.kind == "oidc.sign_in" && $0.details["device_says_user_verified"] == "true" })
+    }
+
+    /// A presentation refused before the exchange spends nothing: a code or refresh token shown
+    /// by another client, with a wrong verifier or asking a wider scope stays its rightful
+    /// client's (no free revocation for whoever saw it in transit).
+    @Test(arguments: StoreKind.available)
+    func aRefusedPresentationSpendsNoToken(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let device = try await RawDevice.make(live)
+        let stranger = try await live.admin(scope: .admin).createOIDCClient(CreateOIDCClientRequest(
+            name: "Other app", clientType: "public", redirectURIs: [SignInFixture.redirect])).clientID
+        let challenge = try await device.begin(scope: "openid offline_access")
+        let code: AuthorizationCodeResponse = try await device.api.post(
+            "/v1/oidc/device-sign-in/\(challenge.authorizationID)/assertion", try device.assertion(challenge))
+        var fields = ["grant_type": "authorization_code", "code": code.code, "redirect_uri": SignInFixture.redirect,
+                      "client_id": device.clientID, "code_verifier": RawDevice.verifier]
+        for (key, wrong) in [("client_id", stranger), ("code_verifier", String(repeating: "w", count: 43)),
+                             ("redirect_uri", "com.example.app:/other")] {
+            var presented = fields
+            presented[key] = wrong
+            let (status, body) = try await RevocationTests.form(live, "/oauth2/token", presented)
+            #expect(status == 400 && body["error"] as? String == "invalid_grant", "\(key): \(status) \(body)")
+        }
+        let (status, body) = try await RevocationTests.form(live, "/oauth2/token", fields)
+        #expect(status == 200, "the rightful exchange still works: \(body)")
+        let refresh = try #require(body["refresh_token"] as? String)
+
+        fields = ["grant_type": "refresh_token", "refresh_token": refresh, "client_id": stranger]
+        #expect(try await RevocationTests.form(live, "/oauth2/token", fields).0 == 400)
+        fields["client_id"] = device.clientID
+        fields["scope"] = "openid offline_access profile"
+        let (wider, widerBody) = try await RevocationTests.form(live, "/oauth2/token", fields)
+        #expect(wider == 400 && widerBody["error"] as? String == "invalid_scope")
+        fields["scope"] = nil
+        let (rotated, rotatedBody) = try await RevocationTests.form(live, "/oauth2/token", fields)
+        #expect(rotated == 200, "\(rotatedBody)")
+        // The rightful client's reuse is still detected: the spent token revokes the grant.
+        #expect(try await RevocationTests.form(live, "/oauth2/token", fields).0 == 400)
+        let next = try #require(rotatedBody["refresh_token"] as? String)
+        #expect(try await RevocationTests.refresh(live, device, next).0 == 400, "the reuse revoked the grant")
     }
 
     @Test func failedProofsAreThrottledPerDeviceNotPerUser() async throws {

@@ -64,7 +64,8 @@ struct SignInFixture {
         let claims = try SignInFixture.claims(tokens.idToken)
         #expect(claims["sub"] as? String == fixture.userID && claims["aud"] as? String == fixture.clientID)
         #expect(claims["nonce"] as? String == response.nonce && claims["acr"] as? String == "urn:custos:acr:3")
-        #expect(claims["amr"] as? [String] == ["hwk", "user"])
+        // Possession of a software key, as the assurance table says: not hwk, and the app's UV bit is not claimed.
+        #expect(claims["amr"] as? [String] == ["swk"] && Assurance.of(.deviceSignature).amr == ["swk"])
         let userInfo: UserInfoResponse = try await RawAPI(base: fixture.live.baseURL).get("/oauth2/userinfo", bearer: tokens.accessToken)
         #expect(userInfo.sub == fixture.userID)
 

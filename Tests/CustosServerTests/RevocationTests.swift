@@ -46,8 +46,16 @@ import FoundationNetworking
         try await form(node, "/oauth2/token", ["grant_type": "refresh_token", "refresh_token": token, "client_id": device.clientID])
     }
 
+    /// GET /oauth2/userinfo, and POST (OpenID Connect Core §5.3) when both answer alike.
     static func userInfoStatus(_ node: LiveServer, _ accessToken: String) async throws -> Int {
-        try await RawAPI(base: node.baseURL).getStatus("/oauth2/userinfo", bearer: accessToken).0
+        let viaGet = try await RawAPI(base: node.baseURL).getStatus("/oauth2/userinfo", bearer: accessToken).0
+        var request = URLRequest(url: node.baseURL.appendingPathComponent("/oauth2/userinfo"))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: request)
+        let viaPost = (response as? HTTPURLResponse)?.statusCode ?? 0
+        #expect(viaGet == viaPost, "userinfo answers GET \(viaGet) but POST \(viaPost)")
+        return viaGet
     }
 
     static func sessionStatus(_ node: LiveServer, _ token: String) async throws -> Int {

@@ -212,7 +212,7 @@ final class Recorded<Value: Sendable>: Sendable {
         let signed = try await fixture.client.updateNotification(shown, action: "approve")
         #expect(signed.statusCode == 100 && signed.notification?.achievedLevel == 3)
         let result = try await fixture.rp.notificationResult(created.notificationUUID)
-        #expect(result.authLevel == 3 && result.amr == ["hwk", "user"])
+        #expect(result.authLevel == 3 && result.amr == ["swk"])
 
         // A signature is never accepted for a level it does not prove, nor a password for level 3.
         let other = try await fixture.send(level: 3)

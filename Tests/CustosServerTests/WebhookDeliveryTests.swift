@@ -123,11 +123,17 @@ import Testing
         defer { fixture.live.stop() }
         for url in ["https://10.0.0.5/hook", "https://192.168.1.1/hook", "https://169.254.169.254/latest/meta-data",
                     "https://[fe80::1]/hook", "https://[::ffff:10.0.0.1]/hook", "https://127.0.0.1/hook", "http://127.0.0.1:9/hook",
-                    "https://user:secret@203.0.113.9/hook", "ftp://203.0.113.9/hook", "not a url", "https://0.0.0.0/hook"] {
+                    "https://user:secret@203.0.113.9/hook", "ftp://203.0.113.9/hook", "not a url", "https://0.0.0.0/hook",
+                    // IPv4 inside IPv6: compatible, NAT64, local-use NAT64, 6to4, Teredo (client 10.0.0.1 obscured).
+                    "https://[::10.0.0.1]/hook", "https://[64:ff9b::a00:1]/hook", "https://[64:ff9b:1::cb00:7109]/hook",
+                    "https://[2002:a00:1::1]/hook", "https://[2001:0:cb00:7109:0:0:f5ff:fffe]/hook", "https://[fec0::1]/hook",
+                    "https://192.0.0.8/hook", "https://198.18.0.1/hook", "https://198.19.255.1/hook"] {
             await expectError("invalid_callback_url") { try await fixture.send(level: 0, callback: url) }
         }
-        // A public address is accepted (nothing is sent until the notification is final).
+        // A public address is accepted (nothing is sent until the notification is final), in those forms too.
         _ = try await fixture.send(level: 0, callback: "https://203.0.113.9/hook")
+        _ = try await fixture.send(level: 0, callback: "https://[64:ff9b::cb00:7109]/hook")
+        _ = try await fixture.send(level: 0, callback: "https://[2002:cb00:7109::1]/hook")
     }
 
     @Test(.enabled(if: StoreKind.available.contains(.postgresql)))

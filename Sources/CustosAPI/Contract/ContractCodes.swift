@@ -83,15 +83,6 @@ public struct AuthLevel: OpenCode, ExpressibleByIntegerLiteral, Comparable {
     public static func < (lhs: AuthLevel, rhs: AuthLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// The OpenID Connect `amr` values of the proof (RFC 8176).
-    public var amr: [String] {
-        switch self {
-        case .password: ["pwd"]
-        case .deviceSignature: ["hwk", "user"]
-        case .serverBiometric: ["face", "user"]
-        default: []
-        }
-    }
-
     /// The `acr` value an OpenID client asks for and finds in the ID token.
     public var acr: String { "urn:custos:acr:\(rawValue)" }
 

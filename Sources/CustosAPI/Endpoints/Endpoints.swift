@@ -77,6 +77,8 @@ public enum Endpoints {
     public static let authorize = Endpoint<NoContent, OpaqueBody>(.get, "/oauth2/authorize", .anyone)
     /// `Authorization: Bearer` an access token.
     public static let userInfo = Endpoint<NoContent, UserInfoResponse>(.get, "/oauth2/userinfo", .anyone)
+    /// OpenID Connect Core §5.3: the UserInfo endpoint answers POST as well.
+    public static let userInfoPost = Endpoint<NoContent, UserInfoResponse>(.post, "/oauth2/userinfo", .anyone)
     /// Form body (`token`, `token_type_hint`); RFC 7009: 200 for unknown tokens too.
     public static let revokeToken = Endpoint<FormBody, OpaqueBody>(.post, "/oauth2/revoke", .anyone)
     /// Form body (`token`); RFC 7662, confidential clients only.
@@ -125,7 +127,7 @@ public enum Endpoints {
         submitDocument.erased, verdict.erased, documentImage.erased,
         createNotification.erased, notificationResult.erased, webhookSecret.erased, notifications.erased, notificationHistory.erased,
         updateNotification.erased, openIDConfiguration.erased, backchannelAuthentication.erased, token.erased, registerCIBAClient.erased,
-        authorize.erased, userInfo.erased, revokeToken.erased, introspectToken.erased, beginDeviceSignIn.erased, completeDeviceSignIn.erased,
+        authorize.erased, userInfo.erased, userInfoPost.erased, revokeToken.erased, introspectToken.erased, beginDeviceSignIn.erased, completeDeviceSignIn.erased,
         beginPasskeyRegistration.erased, completePasskeyRegistration.erased, beginPasskeyLogin.erased, passkeyLogin.erased, createOIDCClient.erased, oidcClients.erased, oidcClient.erased, deleteOIDCClient.erased,
         auditEvents.erased, verifyAudit.erased, webRoot.erased, webApp.erased, webAsset.erased,
     ]

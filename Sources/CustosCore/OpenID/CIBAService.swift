@@ -201,7 +201,7 @@ public final class CIBAService: Sendable {
         let level = notification.achievedLevel ?? .none
         var idClaims: [String: Any] = [
             "iss": issuer, "sub": notification.userID, "aud": request.clientID, "iat": issuedAt, "exp": issuedAt + Self.tokenLifetime,
-            "acr": level.acr, "amr": level.amr, "jti": random.hexID(bytes: 16),
+            "acr": level.acr, "amr": Assurance.of(level).amr, "jti": random.hexID(bytes: 16),
         ]
         if let answeredAt = notification.answeredAt { idClaims["auth_time"] = Int(answeredAt.timeIntervalSince1970) }
         let accessClaims: [String: Any] = [

@@ -21,6 +21,8 @@ public struct OAuthError: Error, Equatable, Sendable {
         case requestURINotSupported = "request_uri_not_supported"
         case loginRequired = "login_required"
         case invalidToken = "invalid_token"
+        /// OpenID Connect Core 3.1.2.6: the authentication asked for (acr_values) cannot be met.
+        case unmetAuthenticationRequirements = "unmet_authentication_requirements"
     }
 
     public let code: Code

@@ -76,6 +76,8 @@ extension OIDCService {
     // MARK: Client authentication (RFC 6749 §2.3, OpenID Connect Core §9)
 
     static let jwtBearerAssertion = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
+    /// The clock skew tolerated in a client assertion's `nbf` and `iat`, seconds.
+    static let clockSkew: TimeInterval = 30
 
     /// The client of a token, revocation or introspection request: a public client by its
     /// `client_id` alone; a confidential client by exactly one of `client_secret_basic`,
@@ -134,6 +136,15 @@ extension OIDCService {
         guard let exp = (claims["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970,
               exp <= now.addingTimeInterval(policy.clientAssertionLifetime).timeIntervalSince1970 else {
             throw OAuthError(.invalidClient, "the client assertion must expire within \(Int(policy.clientAssertionLifetime)) seconds")
+        }
+        // RFC 7523 §3: not before nbf, and not issued in the future (beyond a small clock skew).
+        for claim in ["nbf", "iat"] where claims[claim] != nil {
+            guard let value = (claims[claim] as? NSNumber)?.doubleValue else {
+                throw OAuthError(.invalidClient, "the client assertion's \(claim) must be a number")
+            }
+            guard value <= now.timeIntervalSince1970 + Self.clockSkew else {
+                throw OAuthError(.invalidClient, "the client assertion's \(claim) is in the future")
+            }
         }
         guard let jti = claims["jti"] as? String, !jti.isEmpty, jti.utf8.count <= 256,
               try store.recordClientAssertion(digest: digester.digest(client.id + "\u{0}" + jti), expiresAt: Date(timeIntervalSince1970: exp)) else {

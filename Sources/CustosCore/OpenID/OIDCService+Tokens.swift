@@ -17,29 +17,45 @@ extension OIDCService {
         }
     }
 
-    /// A code is redeemed once: presented again, it revokes the grant and every token the
-    /// first exchange gave (RFC 6749 §4.1.2). PKCE S256 is checked when the request had a
-    /// challenge, and a verifier without one is refused (no downgrade).
+    /// A code is redeemed once: presented again by its client, it revokes the grant and every
+    /// token the first exchange gave (RFC 6749 §4.1.2). PKCE S256 is checked when the request
+    /// had a challenge, and a verifier without one is refused (no downgrade). A presentation
+    /// refused before the exchange (another client, another redirect URI, a wrong verifier)
+    /// spends nothing: the code stays its rightful client's.
     private func exchangeCode(client: OIDCClient, form: FormBody) throws -> TokenResponse {
         guard let code = form["code"], !code.isEmpty, code.utf8.count <= 256 else { throw OAuthError(.invalidRequest, "code is required") }
         guard let redirectURI = form["redirect_uri"] else { throw OAuthError(.invalidRequest, "redirect_uri is required") }
         let now = clock.now()
-        let redeemed: AuthorizationCode
-        switch try store.redeemAuthorizationCode(digest: digester.digest(code), now: now) {
+        let digest = digester.digest(code)
+        guard let presented = try store.authorizationCode(digest: digest) else { throw OAuthError(.invalidGrant, "unknown authorization code") }
+        guard let grant = try store.grant(id: presented.grantID), grant.clientID == client.id else {
+            throw OAuthError(.invalidGrant, "the authorization code was issued to another client")
+        }
+        if presented.redeemedAt != nil {
+            try revokeGrant(presented.grantID, reason: "authorization code reused", now: now)
+            throw OAuthError(.invalidGrant, "the authorization code was already used; the tokens it gave are revoked")
+        }
+        try checkPresentation(presented, redirectURI: redirectURI, verifier: form["code_verifier"], now: now)
+        switch try store.redeemAuthorizationCode(digest: digest, now: now) {
         case nil:
             throw OAuthError(.invalidGrant, "unknown authorization code")
         case .alreadySpent(let spent)?:
             try revokeGrant(spent.grantID, reason: "authorization code reused", now: now)
             throw OAuthError(.invalidGrant, "the authorization code was already used; the tokens it gave are revoked")
-        case .spent(let code)?:
-            redeemed = code
+        case .spent?:
+            break
         }
-        guard let grant = try store.grant(id: redeemed.grantID), grant.clientID == client.id else {
-            throw OAuthError(.invalidGrant, "the authorization code was issued to another client")
-        }
+        // The grant is not checked for revocation here: only a second use of this very code can
+        // have revoked it, and of two uses at once one must still get its answer (whose access
+        // and refresh tokens that revocation has already ended). Its user and device are.
+        guard try credentialsStand(grant, now: now) else { throw OAuthError(.invalidGrant, "the grant was revoked") }
+        return try issueTokens(grant, client: client, scope: grant.scope, idTokenNonce: grant.nonce, now: now)
+    }
+
+    /// What a code's presentation must match before the code is spent.
+    private func checkPresentation(_ redeemed: AuthorizationCode, redirectURI: String, verifier: String?, now: Date) throws {
         guard redeemed.expiresAt > now else { throw OAuthError(.invalidGrant, "the authorization code has expired") }
         guard redeemed.redirectURI == redirectURI else { throw OAuthError(.invalidGrant, "redirect_uri differs from the authorization request's") }
-        let verifier = form["code_verifier"]
         if let challenge = redeemed.codeChallenge {
             guard let verifier, Self.isValidVerifier(verifier) else {
                 throw OAuthError(.invalidGrant, "code_verifier (43 to 128 characters of A-Z a-z 0-9 - . _ ~) is required")
@@ -50,35 +66,25 @@ extension OIDCService {
         } else if verifier != nil {
             throw OAuthError(.invalidGrant, "the authorization request had no code_challenge")
         }
-        // The grant is not checked for revocation here: only a second use of this very code can
-        // have revoked it, and of two uses at once one must still get its answer (whose access
-        // and refresh tokens that revocation has already ended). Its user and device are.
-        guard try credentialsStand(grant, now: now) else { throw OAuthError(.invalidGrant, "the grant was revoked") }
-        return try issueTokens(grant, client: client, scope: grant.scope, idTokenNonce: grant.nonce, now: now)
     }
 
     /// Refresh tokens rotate: each is spent by its use and replaced; a spent one presented
-    /// again revokes the grant (someone else holds a copy).
+    /// again by its client revokes the grant (someone else holds a copy). A presentation refused
+    /// before the use (another client, a wider scope) spends nothing.
     private func refresh(client: OIDCClient, form: FormBody) throws -> TokenResponse {
         guard let token = form["refresh_token"], !token.isEmpty, token.utf8.count <= 256 else {
             throw OAuthError(.invalidRequest, "refresh_token is required")
         }
         let now = clock.now()
-        let used: RefreshToken
-        switch try store.useRefreshToken(digest: digester.digest(token), now: now) {
-        case nil:
-            throw OAuthError(.invalidGrant, "unknown refresh token")
-        case .alreadySpent(let spent)?:
-            try revokeGrant(spent.grantID, reason: "refresh token reused", now: now)
-            throw OAuthError(.invalidGrant, "the refresh token was already used; its grant is revoked")
-        case .spent(let token)?:
-            used = token
-        }
-        guard let grant = try store.grant(id: used.grantID), grant.clientID == client.id else {
+        let digest = digester.digest(token)
+        guard let presented = try store.refreshToken(digest: digest) else { throw OAuthError(.invalidGrant, "unknown refresh token") }
+        guard let grant = try store.grant(id: presented.grantID), grant.clientID == client.id else {
             throw OAuthError(.invalidGrant, "the refresh token was issued to another client")
         }
-        guard used.expiresAt > now else { throw OAuthError(.invalidGrant, "the refresh token has expired") }
-        guard try isLive(grant, now: now) else { throw OAuthError(.invalidGrant, "the grant was revoked") }
+        if presented.usedAt != nil {
+            try revokeGrant(presented.grantID, reason: "refresh token reused", now: now)
+            throw OAuthError(.invalidGrant, "the refresh token was already used; its grant is revoked")
+        }
         var scope = grant.scope
         if let asked = form["scope"] {
             let scopes = asked.split(separator: " ").map(String.init)
@@ -86,6 +92,17 @@ extension OIDCService {
             guard scopes.allSatisfy(granted.contains) else { throw OAuthError(.invalidScope, "a refresh cannot widen the scope") }
             scope = scopes.joined(separator: " ")
         }
+        switch try store.useRefreshToken(digest: digest, now: now) {
+        case nil:
+            throw OAuthError(.invalidGrant, "unknown refresh token")
+        case .alreadySpent(let spent)?:
+            try revokeGrant(spent.grantID, reason: "refresh token reused", now: now)
+            throw OAuthError(.invalidGrant, "the refresh token was already used; its grant is revoked")
+        case .spent?:
+            break
+        }
+        guard presented.expiresAt > now else { throw OAuthError(.invalidGrant, "the refresh token has expired") }
+        guard try isLive(grant, now: now) else { throw OAuthError(.invalidGrant, "the grant was revoked") }
         return try issueTokens(grant, client: client, scope: scope, idTokenNonce: nil, now: now)
     }
 
@@ -94,7 +111,7 @@ extension OIDCService {
         var idClaims: [String: Any] = [
             "iss": policy.issuer, "sub": grant.userID, "aud": client.id, "azp": client.id, "iat": issuedAt,
             "exp": issuedAt + policy.idTokenLifetime, "auth_time": Int(grant.authTime.timeIntervalSince1970),
-            "acr": grant.level.acr, "amr": grant.level.amr, "sid": grant.id,
+            "acr": grant.level.acr, "amr": Assurance.of(grant.level).amr, "sid": grant.id,
         ]
         if let idTokenNonce { idClaims["nonce"] = idTokenNonce }
         let accessClaims: [String: Any] = [

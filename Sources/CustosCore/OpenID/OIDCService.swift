@@ -33,7 +33,7 @@ public final class OIDCService: Sendable {
         self.policy = policy
     }
 
-    /// The level a bound device's sign-in proves: its key, unlocked by the user (UV).
+    /// The level a bound device's sign-in proves: a signature by its key (see `Assurance`).
     public static let deviceSignInLevel: AuthLevel = .deviceSignature
     public static let supportedScopes = ["openid", "offline_access"]
 
@@ -53,6 +53,14 @@ public final class OIDCService: Sendable {
         if request.prompt.contains("none") {
             throw AuthorizationRequestError(OAuthError(.loginRequired, "a bound device's sign-in prompts the user (prompt=none cannot be met)"),
                                             redirectURI: request.redirectURI, state: request.state)
+        }
+        // acr_values asking more than a device's signature proves end here: the sign-in would
+        // claim less, and the client asked for more (OpenID Connect Core 3.1.2.6).
+        if !request.acrValues.isEmpty, !request.acrValues.contains(where: Assurance.of(Self.deviceSignInLevel).meets(acr:)) {
+            throw AuthorizationRequestError(
+                OAuthError(.unmetAuthenticationRequirements,
+                           "a bound device's sign-in proves \(Self.deviceSignInLevel.acr); acr_values asks for \(request.acrValues.joined(separator: " "))"),
+                redirectURI: request.redirectURI, state: request.state)
         }
         let now = clock.now()
         let device = try signInDevice(deviceID, now: now)
@@ -78,10 +86,12 @@ public final class OIDCService: Sendable {
             throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
         }
         let device = try signInDevice(pending.deviceID, now: now)
+        var userVerifiedFlag = false
         do {
             guard assertion.credentialID == device.id else { throw WebAuthnFailure.malformed("the credential is not the device that was challenged") }
             let count = try webAuthn.verify(assertion, challengeDigest: pending.challengeDigest, key: try identity.keys.parse(jwkJSON: device.publicKeyJWK),
-                                            storedSignCount: device.signCount, requireUserVerification: true)
+                                            storedSignCount: device.signCount, requireUserVerification: false)
+            userVerifiedFlag = (try AuthenticatorData(parsing: assertion.authenticatorData)).flags & AuthenticatorData.userVerified != 0
             guard try store.advanceSignCount(deviceID: device.id, to: count) else {
                 throw WebAuthnFailure.counterWentBack(stored: device.signCount, presented: count)
             }
@@ -99,8 +109,10 @@ public final class OIDCService: Sendable {
             try store.createGrant(grant, code: AuthorizationCode(digest: digester.digest(code), grantID: grant.id, redirectURI: request.redirectURI,
                                                                   codeChallenge: request.codeChallenge,
                                                                   expiresAt: now.addingTimeInterval(policy.codeLifetime)))
+            // The device's UV bit is its own word about its local prompt: recorded, not claimed.
             try audit?.record(.oidcSignIn, userID: device.userID, details: ["client_id": request.clientID, "device_id": device.id,
-                                                                             "acr": grant.level.acr])
+                                                                             "acr": grant.level.acr,
+                                                                             "device_says_user_verified": userVerifiedFlag ? "true" : "false"])
         }
         return IssuedCode(code: code, state: request.state, redirectURI: request.redirectURI, issuer: policy.issuer)
     }

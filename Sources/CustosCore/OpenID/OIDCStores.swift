@@ -126,6 +126,8 @@ public protocol OIDCStore: GrantRevocationStore {
     @discardableResult
     func revokeGrant(id: String, at: Date) throws -> Bool
 
+    /// The code with this digest, spent or not (to check a presentation before spending it).
+    func authorizationCode(digest: Data) throws -> AuthorizationCode?
     /// Marks the code redeemed at `now` unless it already was. Nil for an unknown code.
     func redeemAuthorizationCode(digest: Data, now: Date) throws -> SpendOutcome<AuthorizationCode>?
 

@@ -204,7 +204,7 @@ public final class NotificationService: Sendable {
         let claims = StepUpResultClaims(
             iss: policy.issuer, sub: notification.userID, aud: notification.apiKeyID, iat: Int(now.timeIntervalSince1970), notificationUUID: notification.id,
             status: notification.status, action: notification.chosenAction, authLevel: notification.achievedLevel,
-            amr: notification.achievedLevel?.amr, answeredAt: notification.answeredAt.map { Int($0.timeIntervalSince1970) },
+            amr: notification.achievedLevel.map { Assurance.of($0).amr }, answeredAt: notification.answeredAt.map { Int($0.timeIntervalSince1970) },
             detailsSHA256: detailsHash(notification), numberMatched: numberMatched)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -219,7 +219,7 @@ public final class NotificationService: Sendable {
     public func wireResult(_ notification: StepUpNotification, delivery: WebhookDelivery?) -> NotificationResult {
         NotificationResult(
             notificationUUID: notification.id, userID: notification.userID, status: notification.status, action: notification.chosenAction,
-            authLevel: notification.achievedLevel, amr: notification.achievedLevel?.amr, answeredAt: notification.answeredAt,
+            authLevel: notification.achievedLevel, amr: notification.achievedLevel.map { Assurance.of($0).amr }, answeredAt: notification.answeredAt,
             expiresAt: notification.expiresAt, detailsSHA256: detailsHash(notification), signedResult: notification.signedResult,
             delivery: delivery.map {
                 WebhookDeliveryInfo(deliveryID: $0.id, state: $0.state.rawValue, attempts: $0.attempts, lastStatus: $0.lastStatus,

@@ -71,7 +71,8 @@ extension CustosClient {
             case true?: break
             }
         }
-        let assertion = try WebAuthnSigning.assertion(challenge: challenge, deviceID: deviceID, key: key)
+        let assertion = try WebAuthnSigning.assertion(challenge: challenge, deviceID: deviceID, key: key,
+                                                      userVerified: configuration.localAuthentication != nil)
         let code: AuthorizationCodeResponse
         do {
             code = try await transport.call(Endpoints.completeDeviceSignIn, challenge.authorizationID, body: assertion)

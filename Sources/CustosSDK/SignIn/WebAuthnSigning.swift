@@ -4,12 +4,14 @@ import Foundation
 /// Builds the WebAuthn assertion a bound device answers a sign-in challenge with: the same
 /// bytes a platform authenticator would produce, signed by the device key.
 enum WebAuthnSigning {
-    /// User present and user verified (the app's local authentication approved).
-    static let flags: UInt8 = 0x01 | 0x04
+    /// User present, and user verified only when the app's local authentication approved (the
+    /// server records that bit as the app's word and claims nothing from it: possession only).
+    static func flags(userVerified: Bool) -> UInt8 { userVerified ? 0x01 | 0x04 : 0x01 }
 
-    static func assertion(challenge: DeviceSignInChallengeResponse, deviceID: String, key: any DeviceSigningKey) throws -> WebAuthnAssertionBody {
+    static func assertion(challenge: DeviceSignInChallengeResponse, deviceID: String, key: any DeviceSigningKey,
+                          userVerified: Bool) throws -> WebAuthnAssertionBody {
         var authenticatorData = SDKCrypto.sha256(Data(challenge.rpID.utf8))
-        authenticatorData.append(flags)
+        authenticatorData.append(flags(userVerified: userVerified))
         // A device key keeps no signature counter (like platform passkeys): 0.
         authenticatorData.append(contentsOf: [0, 0, 0, 0])
         let clientData: [String: Any] = ["type": "webauthn.get", "challenge": challenge.challenge, "origin": challenge.origin, "crossOrigin": false]

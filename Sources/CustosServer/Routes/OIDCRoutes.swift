@@ -34,19 +34,8 @@ enum OIDCRoutes {
             return AuthorizationCodeResponse(code: issued.code, state: issued.state, redirectURI: issued.redirectURI, iss: issued.issuer,
                                              location: issued.location)
         }
-        routes.respond(Endpoints.userInfo, groups.anyone) { context, _ in
-            do {
-                guard let token = AccessGroups.bearer(context.request) else {
-                    throw OAuthError(.invalidToken, "send the access token as Authorization: Bearer")
-                }
-                return OpenIDRoutes.noStore(try .wire(UserInfoResponse(sub: try oidc().userInfo(accessToken: token)["sub"] as? String ?? "")))
-            } catch let error as OAuthError {
-                // RFC 6750 §3: the challenge says why (the body is the OAuth error ErrorMapping writes).
-                var response = Response.error(ErrorMapping.httpError(for: error) ?? HTTPError(status: error.status, code: error.code.rawValue,
-                                                                                               message: error.description))
-                response.headers.set("WWW-Authenticate", #"Bearer error="\#(error.code.rawValue)""#)
-                return response
-            }
+        for endpoint in [Endpoints.userInfo, Endpoints.userInfoPost] {
+            routes.respond(endpoint, groups.anyone) { context, _ in try userInfo(try oidc(), context.request) }
         }
         routes.respond(Endpoints.revokeToken, groups.signIn) { context, form in
             let oidc = try oidc()
@@ -112,6 +101,22 @@ enum OIDCRoutes {
         routes.on(Endpoints.deleteOIDCClient, groups.admin) { context, _ in
             try oidc().deleteClient(id: try context.parameter("id"), actor: context.caller.id)
             return NoContent()
+        }
+    }
+
+    /// The UserInfo answer for the request's bearer access token (GET or POST).
+    static func userInfo(_ oidc: OIDCService, _ request: Request) throws -> Response {
+        do {
+            guard let token = AccessGroups.bearer(request) else {
+                throw OAuthError(.invalidToken, "send the access token as Authorization: Bearer")
+            }
+            return OpenIDRoutes.noStore(try .wire(UserInfoResponse(sub: try oidc.userInfo(accessToken: token)["sub"] as? String ?? "")))
+        } catch let error as OAuthError {
+            // RFC 6750 §3: the challenge says why (the body is the OAuth error ErrorMapping writes).
+            var response = Response.error(ErrorMapping.httpError(for: error) ?? HTTPError(status: error.status, code: error.code.rawValue,
+                                                                                           message: error.description))
+            response.headers.set("WWW-Authenticate", #"Bearer error="\#(error.code.rawValue)""#)
+            return response
         }
     }
 

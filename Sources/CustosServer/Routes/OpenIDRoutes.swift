@@ -85,9 +85,9 @@ enum OpenIDRoutes {
         document["code_challenge_methods_supported"] = ["S256"]
         document["token_endpoint_auth_methods_supported"] = ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
         document["token_endpoint_auth_signing_alg_values_supported"] = ["ES256"]
-        for endpoint in ["revocation", "introspection"] {
-            document["\(endpoint)_endpoint_auth_methods_supported"] = ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
-        }
+        // Introspection is for confidential clients only: a public client's `none` is refused there.
+        document["revocation_endpoint_auth_methods_supported"] = ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]
+        document["introspection_endpoint_auth_methods_supported"] = ["client_secret_basic", "client_secret_post", "private_key_jwt"]
         document["id_token_encryption_alg_values_supported"] = ["ECDH-ES+A256KW"]
         document["id_token_encryption_enc_values_supported"] = ["A256GCM"]
         document["scopes_supported"] = OIDCService.supportedScopes

@@ -70,12 +70,13 @@ export async function sha256(bytes) {
 
 /**
  * The WebAuthn assertion this device answers a sign-in challenge with (the SDK builds the same):
- * authenticator data (rpId hash, user present + verified, counter 0) and client data, signed.
+ * authenticator data (rpId hash, user present, counter 0) and client data, signed. No user-verified
+ * bit: this page runs no local verification of its own (the server would not claim it anyway).
  */
 export async function deviceAssertion(challenge, record) {
   const authenticatorData = new Uint8Array(37);
   authenticatorData.set(await sha256(utf8(challenge.rp_id)), 0);
-  authenticatorData[32] = 0x01 | 0x04;
+  authenticatorData[32] = 0x01;
   const clientDataJSON = utf8(JSON.stringify({ challenge: challenge.challenge, crossOrigin: false, origin: challenge.origin, type: "webauthn.get" }));
   const signed = new Uint8Array([...authenticatorData, ...(await sha256(clientDataJSON))]);
   const raw = await signRaw(record.privateKey, signed);

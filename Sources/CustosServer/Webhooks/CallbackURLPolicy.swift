@@ -77,23 +77,41 @@ public struct CallbackURLPolicy: CallbackURLValidator {
         }
 
         static func classify(_ bytes: [UInt8]) -> Kind {
-            if bytes.count == 16 {
-                // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible forms are their IPv4 address.
-                if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff { return classify(Array(bytes[12...])) }
-                if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] == 1 ? .loopback : .unusable }
-                if bytes[0] & 0xfe == 0xfc { return .privateNetwork }
-                if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return .linkLocal }
-                if bytes[0] == 0xff { return .unusable }
-                return .public
-            }
+            if bytes.count == 16 { return classifyIPv6(bytes) }
             guard bytes.count == 4 else { return .unusable }
-            switch (bytes[0], bytes[1]) {
-            case (127, _): return .loopback
-            case (10, _), (172, 16...31), (192, 168), (100, 64...127): return .privateNetwork
-            case (169, 254): return .linkLocal
-            case (0, _), (224...255, _): return .unusable
+            switch (bytes[0], bytes[1], bytes[2]) {
+            case (127, _, _): return .loopback
+            case (10, _, _), (172, 16...31, _), (192, 168, _), (100, 64...127, _): return .privateNetwork
+            // IETF protocol assignments (192.0.0.0/24) and the benchmarking range (198.18.0.0/15).
+            case (192, 0, 0), (198, 18...19, _): return .privateNetwork
+            case (169, 254, _): return .linkLocal
+            case (0, _, _), (224...255, _, _): return .unusable
             default: return .public
             }
+        }
+
+        /// An IPv6 address, with every form that carries an IPv4 address judged by that address:
+        /// IPv4-mapped and IPv4-compatible, NAT64 (64:ff9b::/96), 6to4 (2002::/16) and Teredo
+        /// (2001::/32, its server and its obscured client address both).
+        static func classifyIPv6(_ bytes: [UInt8]) -> Kind {
+            let ipv4 = { (offset: Int) in Array(bytes[offset..<offset + 4]) }
+            if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] == 1 ? .loopback : .unusable }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff { return classify(ipv4(12)) }
+            if bytes[0..<12].allSatisfy({ $0 == 0 }) { return classify(ipv4(12)) }
+            if bytes[0..<12] == [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0] { return classify(ipv4(12)) }
+            // Local-use NAT64 (64:ff9b:1::/48) translates into the operator's own network.
+            if bytes[0..<6] == [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01] { return .privateNetwork }
+            if bytes[0] == 0x20 && bytes[1] == 0x02 { return classify(ipv4(2)) }
+            if bytes[0..<4] == [0x20, 0x01, 0x00, 0x00] {
+                let server = classify(ipv4(4)), client = classify(ipv4(12).map { $0 ^ 0xff })
+                return server == .public && client == .public ? .public : (server == .public ? client : server)
+            }
+            if bytes[0] & 0xfe == 0xfc { return .privateNetwork }
+            if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return .linkLocal }
+            // Site-local (fec0::/10, deprecated but still routed inside some networks).
+            if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0xc0 { return .privateNetwork }
+            if bytes[0] == 0xff { return .unusable }
+            return .public
         }
     }
 

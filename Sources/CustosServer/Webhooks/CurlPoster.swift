@@ -30,6 +30,9 @@ struct CurlPoster {
             let settings: [CURLcode] = [
                 custos_curl_set_string(handle, CURLOPT_URL, url),
                 custos_curl_set_long(handle, CURLOPT_FOLLOWLOCATION, 0),
+                // No proxy from the environment (http_proxy, ALL_PROXY…): the checked addresses are
+                // the ones connected to, or the checks mean nothing.
+                custos_curl_set_string(handle, CURLOPT_PROXY, ""),
                 custos_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
                 custos_curl_set_long(handle, CURLOPT_NOSIGNAL, 1),
                 custos_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout * 1000)),
