@@ -155,6 +155,14 @@ extension MemoryStore: CIBAStore {
         try read { $0.cibaRequests[digest] }
     }
 
+    public func revokeCIBATokens(digest: String, at: Date) throws -> Bool {
+        try write { state in
+            guard let request = state.cibaRequests[digest], request.revokedAt == nil else { return false }
+            state.cibaRequests[digest]?.revokedAt = storedDate(at)
+            return true
+        }
+    }
+
     public func recordCIBAPoll(digest: String, now: Date) throws -> Bool {
         let now = storedDate(now)
         return try write { state in

@@ -93,6 +93,12 @@ extension MemoryStore: OIDCStore {
 
     public func revokeGrants(userID: String, deviceID: String?, at: Date) throws -> Int {
         try write { state in
+            if deviceID == nil {
+                for (digest, request) in state.cibaRequests
+                where request.revokedAt == nil && state.notifications[request.notificationID]?.userID == userID {
+                    state.cibaRequests[digest]?.revokedAt = storedDate(at)
+                }
+            }
             let ids = state.oidcGrants.values.filter { $0.userID == userID && $0.revokedAt == nil && (deviceID == nil || $0.deviceID == deviceID) }
                 .map(\.id)
             for id in ids { state.oidcGrants[id]?.revokedAt = storedDate(at) }

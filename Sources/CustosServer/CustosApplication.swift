@@ -59,7 +59,8 @@ public enum CustosApplication {
         KeyRoutes.register(on: &routes, groups, signer: dependencies.signer, clock: dependencies.clock)
         NotificationRoutes.register(on: &routes, groups, notifications: dependencies.notifications, webhookSigner: dependencies.webhookSigner)
         OpenIDRoutes.register(on: &routes, groups, ciba: dependencies.ciba, oidc: dependencies.oidc)
-        OIDCRoutes.register(on: &routes, groups, oidc: dependencies.oidc, identity: dependencies.identity, web: dependencies.webApp)
+        OIDCRoutes.register(on: &routes, groups, oidc: dependencies.oidc, ciba: dependencies.ciba, identity: dependencies.identity,
+                            web: dependencies.webApp)
         AuditRoutes.register(on: &routes, groups, audit: dependencies.audit)
         WebRoutes.register(on: &routes, groups, web: dependencies.webApp)
         return routes.router

@@ -16,14 +16,14 @@ extension SQLStore: CIBAStore {
     public func cibaRequest(digest: String) throws -> CIBARequest? {
         try database.select(
             """
-            SELECT request_digest, notification_id, client_id, scope, poll_interval, last_polled_at, tokens_issued, created_at
+            SELECT request_digest, notification_id, client_id, scope, poll_interval, last_polled_at, tokens_issued, created_at, revoked_at
             FROM ciba_requests WHERE request_digest = ?
             """,
             [.text(digest)]
         ).first.map { row in
             CIBARequest(digest: try row.string(0), notificationID: try row.string(1), clientID: try row.string(2), scope: try row.string(3),
                         interval: try row.int(4), lastPolledAt: try row.optionalDate(5), tokensIssued: try row.int(6) != 0,
-                        createdAt: try row.date(7))
+                        createdAt: try row.date(7), revokedAt: try row.optionalDate(8))
         }
     }
 
@@ -39,6 +39,11 @@ extension SQLStore: CIBAStore {
         try database.execute("UPDATE ciba_requests SET poll_interval = poll_interval + 5, last_polled_at = ? WHERE request_digest = ?",
                              [.integer(milliseconds), .text(digest)])
         return false
+    }
+
+    public func revokeCIBATokens(digest: String, at: Date) throws -> Bool {
+        try database.execute("UPDATE ciba_requests SET revoked_at = ? WHERE request_digest = ? AND revoked_at IS NULL",
+                             [.date(at), .text(digest)]) == 1
     }
 
     public func markCIBATokensIssued(digest: String) throws -> Bool {

@@ -106,7 +106,15 @@ extension SQLStore: OIDCStore {
             return try database.execute("UPDATE oidc_grants SET revoked_at = ? WHERE user_id = ? AND device_id = ? AND revoked_at IS NULL",
                                         [.date(at), .text(userID), .text(deviceID)])
         }
-        return try database.execute("UPDATE oidc_grants SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL", [.date(at), .text(userID)])
+        return try database.transaction { connection in
+            try connection.execute(
+                """
+                UPDATE ciba_requests SET revoked_at = ?
+                WHERE revoked_at IS NULL AND notification_id IN (SELECT id FROM notifications WHERE user_id = ?)
+                """, [.date(at), .text(userID)])
+            return try connection.execute("UPDATE oidc_grants SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
+                                          [.date(at), .text(userID)])
+        }
     }
 
     public func redeemAuthorizationCode(digest: Data, now: Date) throws -> SpendOutcome<AuthorizationCode>? {

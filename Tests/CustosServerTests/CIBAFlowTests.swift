@@ -55,6 +55,34 @@ import FoundationNetworking
         _ = try await fixture.client.updateNotification(shown, action: action)
     }
 
+    /// CIBA access tokens are bound to their request: revocable by their client (RFC 7009, not
+    /// by another), and ended by a revocation of the user.
+    @Test(arguments: StoreKind.available)
+    func cibaTokensAreRevocableAndEndWithTheUser(kind: StoreKind) async throws {
+        let fixture = try await StepUpFixture.make(kind)
+        defer { fixture.live.stop() }
+        let oauth = try client(fixture), other = try client(fixture)
+        func accessToken() async throws -> String {
+            let authReqID = try await oauth.start(fixture.userID)
+            try await answer(fixture, "approve")
+            let (status, tokens) = try await oauth.token(authReqID)
+            #expect(status == 200, "\(tokens)")
+            return try #require(tokens["access_token"] as? String)
+        }
+        let first = try await accessToken()
+        #expect(try await RevocationTests.userInfoStatus(fixture.live, first) == 200)
+        #expect(try await other.post("/oauth2/revoke", ["token": first]).0 == 200)
+        #expect(try await RevocationTests.userInfoStatus(fixture.live, first) == 200, "another client's revocation is ignored")
+        #expect(try await oauth.post("/oauth2/revoke", ["token": first]).0 == 200)
+        #expect(try await RevocationTests.userInfoStatus(fixture.live, first) == 401)
+
+        let second = try await accessToken()
+        #expect(try await RevocationTests.userInfoStatus(fixture.live, second) == 200)
+        _ = try await fixture.live.admin().disableUser(fixture.userID)
+        _ = try await fixture.live.admin().enableUser(fixture.userID)
+        #expect(try await RevocationTests.userInfoStatus(fixture.live, second) == 401, "a disable ends it, and an enable revives nothing")
+    }
+
     @Test(arguments: StoreKind.available)
     func pingModeDeliversThePingThenTheTokens(kind: StoreKind) async throws {
         let receiver = try WebhookReceiver()

@@ -167,6 +167,17 @@ public final class CIBAService: Sendable {
         return first
     }
 
+    // MARK: Revocation (RFC 7009)
+
+    /// Revokes the CIBA access token the client holds; an unknown token or another client's is
+    /// ignored (the answer is the same).
+    public func revoke(client key: APIKey, token: String, verifiedBy oidc: OIDCService) throws {
+        let now = clock.now()
+        guard let claims = try oidc.liveAccessToken(token, now: now), claims["client_id"] as? String == key.id,
+              let sid = claims["sid"] as? String, sid.hasPrefix(CIBARequest.sessionPrefix) else { return }
+        try store.revokeCIBATokens(digest: String(sid.dropFirst(CIBARequest.sessionPrefix.count)), at: now)
+    }
+
     // MARK: The token endpoint
 
     /// The `urn:openid:params:grant-type:ciba` grant.
@@ -207,6 +218,8 @@ public final class CIBAService: Sendable {
         let accessClaims: [String: Any] = [
             "iss": issuer, "sub": notification.userID, "aud": issuer, "client_id": request.clientID, "scope": request.scope,
             "iat": issuedAt, "exp": issuedAt + Self.tokenLifetime, "jti": random.hexID(bytes: 16), "acr": level.acr,
+            // The request the token came from: a revocation of it or of the user ends the token.
+            "sid": request.tokenSessionID,
         ]
         let idToken = try signer.sign(payload: try JSONSerialization.data(withJSONObject: idClaims, options: [.sortedKeys, .withoutEscapingSlashes]), type: "JWT", now: now)
         let accessToken = try signer.sign(payload: try JSONSerialization.data(withJSONObject: accessClaims, options: [.sortedKeys, .withoutEscapingSlashes]),

@@ -12,9 +12,11 @@ public struct CIBARequest: Equatable, Sendable {
     public var lastPolledAt: Date?
     public var tokensIssued: Bool
     public var createdAt: Date
+    /// When the tokens issued for it were revoked (RFC 7009, or a revocation of the user).
+    public var revokedAt: Date?
 
     public init(digest: String, notificationID: String, clientID: String, scope: String, interval: Int, lastPolledAt: Date? = nil,
-                tokensIssued: Bool = false, createdAt: Date) {
+                tokensIssued: Bool = false, createdAt: Date, revokedAt: Date? = nil) {
         self.digest = digest
         self.notificationID = notificationID
         self.clientID = clientID
@@ -23,7 +25,12 @@ public struct CIBARequest: Equatable, Sendable {
         self.lastPolledAt = lastPolledAt
         self.tokensIssued = tokensIssued
         self.createdAt = createdAt
+        self.revokedAt = revokedAt
     }
+
+    /// The `sid` of the access token issued for it: what revocation and userinfo look it up by.
+    public var tokenSessionID: String { Self.sessionPrefix + digest }
+    public static let sessionPrefix = "cb_"
 }
 
 /// How a CIBA client gets its tokens.
@@ -48,6 +55,9 @@ public protocol CIBAStore: Sendable {
     func recordCIBAPoll(digest: String, now: Date) throws -> Bool
     /// Marks the tokens issued; false when they already were (of concurrent polls, one gets them).
     func markCIBATokensIssued(digest: String) throws -> Bool
+    /// Revokes the tokens issued for the request; false when unknown or already revoked.
+    @discardableResult
+    func revokeCIBATokens(digest: String, at: Date) throws -> Bool
     func saveCIBAClient(_ client: CIBAClient, at: Date) throws
     func cibaClient(id: String) throws -> CIBAClient?
 }

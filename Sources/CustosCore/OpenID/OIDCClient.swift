@@ -6,6 +6,9 @@ import Foundation
 /// confidential clients (an app's server) authenticate at the token endpoint with their secret
 /// (`client_secret_basic`, `client_secret_post`) or a JWT signed by their key (`private_key_jwt`).
 public struct OIDCClient: Equatable, Sendable {
+    /// Every client id starts with it (a CIBA client, an API key, never does).
+    public static let idPrefix = "oc_"
+
     public enum Kind: String, Sendable, CaseIterable {
         case `public`
         case confidential

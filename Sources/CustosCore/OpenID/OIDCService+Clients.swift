@@ -24,7 +24,7 @@ extension OIDCService {
         if draft.kind == .confidential, assertionJWK == nil {
             secret = "cx_" + Data(random.bytes(count: 32)).base64URLEncodedString
         }
-        let client = OIDCClient(id: "oc_" + random.hexID(bytes: 12), name: name, kind: draft.kind, secretDigest: secret.map(digester.digest),
+        let client = OIDCClient(id: OIDCClient.idPrefix + random.hexID(bytes: 12), name: name, kind: draft.kind, secretDigest: secret.map(digester.digest),
                                 redirectURIs: draft.redirectURIs, scopes: scopes, encryptionJWK: encryptionJWK, assertionJWK: assertionJWK,
                                 createdAt: clock.now())
         try store.atomically {

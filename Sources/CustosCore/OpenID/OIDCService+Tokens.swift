@@ -160,8 +160,14 @@ extension OIDCService {
               let claims = try? JSONSerialization.jsonObject(with: verified.payload) as? [String: Any],
               claims["iss"] as? String == policy.issuer,
               let exp = (claims["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970 else { return nil }
-        if let grantID = claims["sid"] as? String {
-            guard let grant = try store.grant(id: grantID), try isLive(grant, now: now) else { return nil }
+        // Every access token names what it came from; one that names nothing is not this server's now.
+        guard let sid = claims["sid"] as? String else { return nil }
+        if sid.hasPrefix(CIBARequest.sessionPrefix) {
+            guard let request = try store.cibaRequest(digest: String(sid.dropFirst(CIBARequest.sessionPrefix.count))), request.revokedAt == nil,
+                  request.clientID == claims["client_id"] as? String, let subject = claims["sub"] as? String,
+                  let user = try store.user(id: subject), user.status == .active, !user.isLocked(at: now) else { return nil }
+        } else {
+            guard let grant = try store.grant(id: sid), try isLive(grant, now: now) else { return nil }
         }
         return claims
     }

@@ -101,9 +101,11 @@ public enum SpendOutcome<Record: Sendable>: Sendable {
 }
 
 /// Ends grants wholesale: what a revocation of the user or of one device does to every OIDC
-/// grant made with them (and so to their refresh and access tokens).
+/// grant made with them (and so to their refresh and access tokens) and, for the user, to the
+/// tokens of every CIBA request the user answered.
 public protocol GrantRevocationStore: Sendable {
-    /// Revokes the user's live grants, or only those made with `deviceID`; returns how many.
+    /// Revokes the user's live grants and CIBA tokens, or only the grants made with `deviceID`;
+    /// returns how many OIDC grants.
     @discardableResult
     func revokeGrants(userID: String, deviceID: String?, at: Date) throws -> Int
 }

@@ -7,7 +7,8 @@ import Foundation
 /// revocation, introspection, and the clients' registration (admin scope). The token endpoint's
 /// grants are served with CIBA's in `OpenIDRoutes`.
 enum OIDCRoutes {
-    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, oidc service: OIDCService?, identity: IdentityService, web: WebApp?) {
+    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, oidc service: OIDCService?, ciba: CIBAService?,
+                         identity: IdentityService, web: WebApp?) {
         @Sendable func oidc() throws -> OIDCService {
             guard let service else { throw HTTPError(status: 404, code: "not_found", message: "This server runs no OpenID provider.") }
             return service
@@ -39,9 +40,14 @@ enum OIDCRoutes {
         }
         routes.respond(Endpoints.revokeToken, groups.signIn) { context, form in
             let oidc = try oidc()
-            let client = try oidc.authenticateClient(basic: OpenIDRoutes.basicCredentials(context.request), form: form)
+            let basic = try OpenIDRoutes.basicCredentials(context.request)
             guard let token = form["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is required") }
-            try oidc.revoke(client: client, token: token)
+            // A CIBA client is a relying party's API key (its id is no OpenID client's `oc_…`).
+            if let ciba, let id = basic?.id ?? form["client_id"], !id.hasPrefix(OIDCClient.idPrefix) {
+                try ciba.revoke(client: try ciba.authenticateClient(basic: basic, form: form), token: token, verifiedBy: oidc)
+                return OpenIDRoutes.noStore(Response(status: 200))
+            }
+            try oidc.revoke(client: try oidc.authenticateClient(basic: basic, form: form), token: token)
             return OpenIDRoutes.noStore(Response(status: 200))
         }
         routes.respond(Endpoints.introspectToken, groups.signIn) { context, form in

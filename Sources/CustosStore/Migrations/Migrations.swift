@@ -189,6 +189,13 @@ enum Migrations {
             sqlite: "ALTER TABLE audit_events ADD COLUMN actor TEXT; CREATE INDEX audit_events_actor ON audit_events (actor, sequence);",
             postgres: "ALTER TABLE audit_events ADD COLUMN actor TEXT; CREATE INDEX audit_events_actor ON audit_events (actor, sequence);"
         ),
+        Migration(
+            version: 15,
+            name: "ciba_requests.revoked_at",
+            // The CIBA tokens' revocation (RFC 7009, or the user's); the index finds a user's requests.
+            sqlite: "ALTER TABLE ciba_requests ADD COLUMN revoked_at INTEGER; CREATE INDEX ciba_requests_notification ON ciba_requests (notification_id);",
+            postgres: "ALTER TABLE ciba_requests ADD COLUMN revoked_at BIGINT; CREATE INDEX ciba_requests_notification ON ciba_requests (notification_id);"
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }
