@@ -33,7 +33,7 @@ def main() -> int:
             return 1
         key = jwt.PyJWKClient(jwks_url).get_signing_key_from_jwt(token)
         claims = jwt.decode(token, key.key, algorithms=["ES256"], audience=audience, issuer=issuer, leeway=leeway,
-                            options={"require": ["iss", "sub", "aud", "iat", "notification_uuid", "status"]})
+                            options={"require": ["iss", "sub", "aud", "iat", "exp", "jti", "notification_uuid", "status"]})
     except jwt.PyJWTError as error:
         print(f"refused: {type(error).__name__}: {error}")
         return 1

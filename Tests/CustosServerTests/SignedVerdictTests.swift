@@ -24,12 +24,13 @@ struct SignedVerdictTests {
                                   IDVFramesRequest(nonce: challenge.nonce, frames: uploads(frames)), bearer: bearer)
     }
 
-    func verify(_ live: LiveServer, _ token: String, audience: String = LiveServer.verdictSigning.audience,
+    /// `audience` nil: the relying party that created the user (the live server's `rp` key).
+    func verify(_ live: LiveServer, _ token: String, audience: String? = nil,
                 nonce: String = Self.nonce) throws -> (status: Int32, output: String) {
         // The test clock runs ahead of the verifier's (captures move it on): allow that much skew.
         try OutsideClients.run("verify_signed_result.py", ["--leeway", String(Int(live.clock.offset) + 5),
                                                             live.baseURL.absoluteString + "/.well-known/jwks.json",
-                                                            LiveServer.verdictSigning.issuer, audience, token, nonce])
+                                                            LiveServer.verdictSigning.issuer, audience ?? live.relyingPartyKey.id, token, nonce])
     }
 
     @Test(arguments: StoreKind.available)

@@ -127,6 +127,10 @@ public struct StepUpResultClaims: Codable, Equatable, Sendable {
     /// The id of the API key that sent the notification: a result is not taken for another's.
     public var aud: String
     public var iat: Int
+    /// Until when the signed result may be taken as fresh (`iat` plus a day).
+    public var exp: Int
+    /// Unique per result: a relying party that keeps the ids refuses a replayed one.
+    public var jti: String
     public var notificationUUID: String
     public var status: NotificationStatus
     public var action: String?
@@ -138,7 +142,7 @@ public struct StepUpResultClaims: Codable, Equatable, Sendable {
     public var numberMatched: Bool?
 
     enum CodingKeys: String, CodingKey {
-        case iss, sub, aud, iat, status, action, amr
+        case iss, sub, aud, iat, exp, jti, status, action, amr
         case notificationUUID = "notification_uuid"
         case authLevel = "auth_level"
         case answeredAt = "answered_at"
@@ -146,12 +150,14 @@ public struct StepUpResultClaims: Codable, Equatable, Sendable {
         case numberMatched = "number_matched"
     }
 
-    public init(iss: String, sub: String, aud: String, iat: Int, notificationUUID: String, status: NotificationStatus, action: String?,
-                authLevel: AuthLevel?, amr: [String]?, answeredAt: Int?, detailsSHA256: String?, numberMatched: Bool?) {
+    public init(iss: String, sub: String, aud: String, iat: Int, exp: Int, jti: String, notificationUUID: String, status: NotificationStatus,
+                action: String?, authLevel: AuthLevel?, amr: [String]?, answeredAt: Int?, detailsSHA256: String?, numberMatched: Bool?) {
         self.iss = iss
         self.sub = sub
         self.aud = aud
         self.iat = iat
+        self.exp = exp
+        self.jti = jti
         self.notificationUUID = notificationUUID
         self.status = status
         self.action = action

@@ -4,7 +4,8 @@ import Foundation
 public struct VerdictSigning: Sendable, Hashable {
     /// `iss`: this server's public base URL.
     public var issuer: String
-    /// `aud`: the relying party the verdict is for (its server checks it).
+    /// `aud` of a verdict about a user created without an API key (the key that created the user
+    /// is the audience otherwise).
     public var audience: String
     /// Seconds a signed verdict stays valid (`exp - iat`).
     public var lifetime: TimeInterval
@@ -42,10 +43,10 @@ struct IDVVerdictClaims: Encodable {
         case attemptsLeft = "attempts_left"
     }
 
-    init(_ transaction: IDVTransaction, _ result: IDVResult, signing: VerdictSigning, now: Date) {
+    init(_ transaction: IDVTransaction, _ result: IDVResult, signing: VerdictSigning, audience: String?, now: Date) {
         iss = signing.issuer
         sub = transaction.userID
-        aud = signing.audience
+        aud = audience ?? signing.audience
         iat = Int64(now.timeIntervalSince1970)
         exp = iat + Int64(signing.lifetime)
         jti = transaction.id
@@ -71,7 +72,11 @@ extension IDVService {
         let now = clock.now()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        signed.signedVerdict = try signer.sign(payload: try encoder.encode(IDVVerdictClaims(transaction, result, signing: signing, now: now)),
+        // For the relying party that reads it: the API key that created the user (the configured
+        // audience for a user created without one).
+        let audience = try identity.user(id: transaction.userID).createdBy
+        signed.signedVerdict = try signer.sign(payload: try encoder.encode(IDVVerdictClaims(transaction, result, signing: signing, audience: audience,
+                                                                                            now: now)),
                                                type: Self.verdictType, now: now)
         return signed
     }

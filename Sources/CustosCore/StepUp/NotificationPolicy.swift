@@ -16,6 +16,9 @@ public struct NotificationPolicy: Sendable, Equatable {
     public var issuer = "custos"
     /// How long closed notifications (history, results, webhook deliveries) are kept.
     public var retention: TimeInterval = 90 * 86400
+    /// How long a signed step-up result stays valid (`exp - iat`): long enough for every
+    /// webhook retry and a poll the next day.
+    public var resultLifetime: TimeInterval = 86400
     /// Webhook attempts before a delivery is marked failed.
     public var webhookMaximumAttempts = 8
     /// The first retry's delay; each further one doubles, up to `webhookMaximumBackoff`.

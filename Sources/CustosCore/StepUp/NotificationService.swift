@@ -202,7 +202,8 @@ public final class NotificationService: Sendable {
     private func sign(_ notification: StepUpNotification, numberMatched: Bool?, now: Date) throws -> String? {
         guard let signer else { return nil }
         let claims = StepUpResultClaims(
-            iss: policy.issuer, sub: notification.userID, aud: notification.apiKeyID, iat: Int(now.timeIntervalSince1970), notificationUUID: notification.id,
+            iss: policy.issuer, sub: notification.userID, aud: notification.apiKeyID, iat: Int(now.timeIntervalSince1970),
+            exp: Int(now.addingTimeInterval(policy.resultLifetime).timeIntervalSince1970), jti: random.hexID(bytes: 16), notificationUUID: notification.id,
             status: notification.status, action: notification.chosenAction, authLevel: notification.achievedLevel,
             amr: notification.achievedLevel.map { Assurance.of($0).amr }, answeredAt: notification.answeredAt.map { Int($0.timeIntervalSince1970) },
             detailsSHA256: detailsHash(notification), numberMatched: numberMatched)

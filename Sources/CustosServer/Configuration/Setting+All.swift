@@ -73,7 +73,7 @@ extension Setting {
     public static let takeMemoryDays = Setting.integer("take_memory_days", 0...365, help: "days a submitted selfie take is remembered to refuse its replays; 0 turns the check off (benchmarks only; default 90)") { $0.idv.seenFrameMemory = TimeInterval($1) * 86400 }
     public static let documentRetentionDays = Setting.integer("document_retention_days", 1...3650, help: "days a document scan's images are kept for the relying party's review (default 30); deleting the user deletes them at once") { $0.idv.documentRetention = TimeInterval($1) * 86400 }
     public static let issuer = Setting.text("issuer", help: "this server's public base URL, the iss of what it signs (default http://HOST:PORT)") { $0.issuer = $1 }
-    public static let idvAudience = Setting.text("idv_audience", help: "the relying party signed IDV results are for (their aud; default custos)") { $0.idvAudience = $1 }
+    public static let idvAudience = Setting.text("idv_audience", help: "the aud of signed IDV results about users created without an API key (default custos)") { $0.idvAudience = $1 }
     /// Unset, it follows `dev` (see `ConfigurationLoader`).
     public static let idvResultDetail = Setting.boolean("idv_result_detail", help: "development: the app's IDV answer carries distance, threshold and liveness reason (default: on with --dev only)") { $0.idv.resultDetailToApp = $1 }
 
