@@ -100,6 +100,18 @@ extension CustosClient {
     }
 
     /// The signed-in user's sessions.
+    /// The signed-in user's devices, revoked ones included (with `revoked_at`).
+    public func devices() async throws -> [DeviceInfo] {
+        try await transport.call(Endpoints.myDevices, bearer: session.sessionToken).devices
+    }
+
+    /// Unbinds one of the user's devices (this one too) with the password again: status 100 when
+    /// done, 401 with the attempts left for a wrong password, 153 when that was the last.
+    public func revokeDevice(_ deviceID: String, password: String) async throws -> AuthenticationResult {
+        try await transport.call(Endpoints.revokeMyDevice, deviceID, body: DeviceRevocationRequest(password: password),
+                                 bearer: session.sessionToken)
+    }
+
     public func sessions() async throws -> [SessionInfo] {
         let list = try await transport.call(Endpoints.sessions, bearer: session.sessionToken)
         return list.sessions

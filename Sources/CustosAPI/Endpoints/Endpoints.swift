@@ -40,6 +40,9 @@ public enum Endpoints {
     public static let logout = Endpoint<NoContent, NoContent>(.post, "/v1/logout", .session)
     public static let sessions = Endpoint<NoContent, SessionList>(.get, "/v1/sessions", .session)
     public static let revokeSession = Endpoint<NoContent, NoContent>(.delete, "/v1/sessions/{id}", .session)
+    /// The signed-in user's own devices, and unbinding one (the password again).
+    public static let myDevices = Endpoint<NoContent, DeviceList>(.get, "/v1/devices", .session)
+    public static let revokeMyDevice = Endpoint<DeviceRevocationRequest, AuthenticationResult>(.post, "/v1/devices/{id}/revoke", .session)
 
     // The app: server biometrics.
     public static let templateStatus = Endpoint<NoContent, TemplateStatusResponse>(.get, "/v1/idv/template", .session)
@@ -122,7 +125,7 @@ public enum Endpoints {
         createUser.erased, users.erased, user.erased, deleteUser.erased, disableUser.erased, enableUser.erased, unlockUser.erased,
         issueActivationCode.erased, resetUser.erased, userDevices.erased, revokeDevice.erased, grantEnrollment.erased,
         issueRegistrationCode.erased, registerDevice.erased,
-        activate.erased, loginChallenge.erased, login.erased, changePassword.erased, logout.erased, sessions.erased, revokeSession.erased,
+        activate.erased, loginChallenge.erased, login.erased, changePassword.erased, logout.erased, sessions.erased, revokeSession.erased, myDevices.erased, revokeMyDevice.erased,
         templateStatus.erased, optOut.erased, initiateIDV.erased, confirmIDV.erased, cancelIDV.erased, submitFrames.erased,
         submitDocument.erased, verdict.erased, documentImage.erased,
         createNotification.erased, notificationResult.erased, webhookSecret.erased, notifications.erased, notificationHistory.erased,

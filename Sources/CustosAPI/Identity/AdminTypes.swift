@@ -158,6 +158,13 @@ public struct DeviceList: Codable, Equatable, Sendable {
     public init(devices: [DeviceInfo]) { self.devices = devices }
 }
 
+/// A signed-in user unbinding one of their devices: the password again, so that a stolen
+/// session alone cannot unbind the user's real devices.
+public struct DeviceRevocationRequest: Codable, Equatable, Sendable {
+    public var password: String
+    public init(password: String) { self.password = password }
+}
+
 /// A registration code ("registration link") for a new device of an active user, shown once.
 public struct RegistrationCodeInfo: Codable, Equatable, Sendable {
     public var userID: String

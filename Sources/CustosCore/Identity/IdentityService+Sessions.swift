@@ -84,6 +84,21 @@ extension IdentityService {
         try store.sessions(userID: userID)
     }
 
+    /// The signed-in user unbinds one of their devices (this one included), with the password
+    /// again: a stolen session alone cannot unbind the user's real devices. A wrong password
+    /// counts as a step-up's does (401 with the attempts left, 153 at the last). The device's
+    /// sessions and OIDC grants end with it; audited with the session as the actor.
+    public func revokeOwnDevice(session: Session, deviceID: String, password: String) throws -> AuthenticationOutcome {
+        try InputRules.checkToken(deviceID, field: "device_id")
+        guard let device = try store.device(id: deviceID), device.userID == session.userID, !device.isRevoked else {
+            throw IdentityError.deviceNotFound
+        }
+        let outcome = try verifyStepUpPassword(userID: session.userID, password: password)
+        guard outcome.status == .success || outcome.status == .passwordExpired else { return outcome }
+        try revokeDevice(userID: session.userID, deviceID: deviceID, actor: "session:" + session.id)
+        return AuthenticationOutcome(status: .success, userID: session.userID, attemptsLeft: outcome.attemptsLeft, device: device)
+    }
+
     /// Ends one of the user's sessions.
     public func revokeSession(userID: String, sessionID: String) throws {
         try InputRules.checkToken(sessionID, field: "session_id")

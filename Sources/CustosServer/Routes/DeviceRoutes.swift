@@ -57,6 +57,13 @@ enum DeviceRoutes {
                 WireMapping.session($0, token: nil, policy: policy)
             })
         }
+        routes.on(Endpoints.myDevices, groups.session) { context, _ in
+            DeviceList(devices: try identity.devices(userID: context.caller.userID).map(WireMapping.device))
+        }
+        routes.on(Endpoints.revokeMyDevice, groups.stepUp) { context, body in
+            WireMapping.outcome(try identity.revokeOwnDevice(session: context.caller, deviceID: try context.parameter("id"), password: body.password),
+                                policy: policy)
+        }
         routes.on(Endpoints.revokeSession, groups.session) { context, _ in
             try identity.revokeSession(userID: context.caller.userID, sessionID: try context.parameter("id"))
             return NoContent()

@@ -5,7 +5,7 @@ import Foundation
 /// What an app does, from the command line: activate this device, log in and out, change
 /// the password. State lives in the profile directory.
 enum DeviceCommands {
-    static let all: [Command] = [activate, login, logout, changePassword]
+    static let all: [Command] = [activate, login, logout, changePassword, list, revoke]
 
     static let user = Option<String?>.text("user", "USER", help: "the user id")
     static let code = Option<String?>.text("code", "CODE", help: "the activation code")
@@ -95,6 +95,37 @@ enum DeviceCommands {
         let userID = profile.userID
         let result = try await client.changePassword(userID: userID, oldPassword: old, newPassword: new, passwordChangeToken: token)
         return try report(arguments, result, success: "password changed")
+    }
+
+    static let deviceID = Argument("device", help: "the device id (from device list)")
+
+    static let list = Command(spec: CommandSpec(
+        path: "device list", summary: "List the signed-in user's devices: name, key thumbprint, bound, last used, revoked.",
+        options: [ClientOptions.profile.spec, ClientOptions.profileServer.spec, ClientOptions.json.spec])
+    ) { arguments in
+        let (profile, _, client) = try Profile.open(arguments)
+        let devices = try await client.devices()
+        try ClientOptions.output(arguments, DeviceList(devices: devices)) {
+            devices.map { device in
+                var line = "\(device.deviceID)  \(device.name)  bound \(iso(device.createdAt))"
+                if let used = device.lastUsedAt { line += "  last used \(iso(used))" }
+                if let revoked = device.revokedAt { line += "  revoked \(iso(revoked))" }
+                if device.deviceID == profile.deviceID { line += "  (this device)" }
+                return line
+            }
+        }
+        return .ok
+    }
+
+    static let revoke = Command(spec: CommandSpec(
+        path: "device revoke", summary: "Unbind one of the signed-in user's devices (asks for the password again).",
+        options: [ClientOptions.passwordStdin.spec, ClientOptions.profile.spec, ClientOptions.profileServer.spec, ClientOptions.json.spec],
+        arguments: [deviceID], example: "custos device revoke 5f0c…")
+    ) { arguments in
+        let (_, _, client) = try Profile.open(arguments)
+        let password = try PasswordInput.read(arguments, prompt: "Password: ")
+        let device = arguments[deviceID]
+        return try report(arguments, try await client.revokeDevice(device, password: password), success: "revoked \(device)")
     }
 
     /// Prints the result and maps its status to the exit code.
