@@ -66,6 +66,22 @@ import Testing
         #expect(try activate(code.code, from: "198.51.100.7").status == .success)
     }
 
+    /// A stranger's wrong codes for a user id that does not exist leave no counter behind the
+    /// housekeeping sweep of throttle counters.
+    @Test func wrongCodesForAnUnknownIDAreSwept() throws {
+        let harness = try ServiceHarness()
+        #expect(throws: IdentityError.invalidActivationCode) {
+            try harness.identity.activate(userID: "ghost", code: "WRONG-CODE-0000", password: ServiceHarness.password, deviceName: "phone",
+                                          deviceKey: ServiceHarness.key, client: "203.0.113.9")
+        }
+        let source = IdentityService.activationSourceCounter("ghost", client: "203.0.113.9")
+        #expect(try harness.store.value(source) == 1)
+        harness.clock.advance(by: harness.identity.policy.lockoutBase + 1)
+        _ = try harness.store.purgeCounters(prefix: LoginThrottle.keyPrefix,
+                                            updatedBefore: harness.clock.now().addingTimeInterval(-harness.identity.policy.lockoutBase))
+        #expect(try harness.store.value(source) == 0)
+    }
+
     /// Enough wrong codes from every source together void the code; a new one starts over.
     @Test func wrongCodesFromManySourcesVoidTheCode() throws {
         let harness = try ServiceHarness {

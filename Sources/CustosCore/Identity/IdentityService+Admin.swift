@@ -76,9 +76,11 @@ extension IdentityService {
 
     static func activationCounter(_ userID: String) -> String { "activation:" + userID }
 
-    /// The user's wrong codes from one client address (ends in `:<user id>`, so it goes with the user).
+    /// The user's wrong codes from one client address: a throttle counter, so housekeeping sweeps
+    /// it once its window passed (an unknown user id's too), and ending in `:<user id>`, so it
+    /// goes with the user.
     static func activationSourceCounter(_ userID: String, client: String?) -> String {
-        "activation_source:" + (client ?? "-") + "|:" + userID
+        LoginThrottle.keyPrefix + "activation:" + (client ?? "-") + "|:" + userID
     }
 
     /// The digest binds the code to the user: a code works only for its own user.
