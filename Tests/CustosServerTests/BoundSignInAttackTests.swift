@@ -196,8 +196,7 @@ import FoundationNetworking
     /// exactly one token answer.
     @Test(.enabled(if: StoreKind.available.contains(.postgresql)))
     func aCodeRedeemedAtTwoNodesAtOnceGivesOneTokenAnswer() async throws {
-        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        let first = try LiveServer.postgres(schema: String(schema)), second = try LiveServer.postgres(schema: String(schema))
+        let (first, second) = try LiveServer.postgresNodes()
         defer { first.stop(); second.stop() }
         let device = try await RawDevice.make(first)
         for _ in 0..<10 {

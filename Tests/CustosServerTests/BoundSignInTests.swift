@@ -76,7 +76,23 @@ struct SignInFixture {
         // The sign-in is in the audit trail (never the code).
         let events = try fixture.live.store.auditEvents(afterSequence: 0, limit: 100, userID: fixture.userID, transactionID: nil)
         #expect(events.contains { $0.kind == AuditKind.oidcSignIn.rawValue && $0.details["client_id"] == fixture.clientID })
+        // The SDK says its local authentication ran (the hook approved): recorded, not claimed.
+        #expect(events.contains { $0.kind == AuditKind.oidcSignIn.rawValue && $0.details["device_says_user_verified"] == "true" })
         #expect(events.contains { $0.kind == AuditKind.oidcGrantRevoked.rawValue })
+    }
+
+    /// Without a local-authentication hook the SDK signs as possession only: it sets no UV bit,
+    /// the audit records that, and the token claims the same swk as with one.
+    @Test func withoutALocalAuthenticationHookTheSDKClaimsNoUserVerification() async throws {
+        let fixture = try await SignInFixture.make(.sqlite)
+        defer { fixture.live.stop() }
+        let device = try fixture.live.client(keys: fixture.keys) { $0.clientID = fixture.clientID }
+        device.restore(SessionState(userID: fixture.userID, deviceID: fixture.deviceID))
+        let response = try await device.authenticateBoundUser(BoundUserAuthenticationRequest(redirectURI: SignInFixture.redirect))
+        let tokens = try await device.exchangeToken(response)
+        #expect(try SignInFixture.claims(tokens.idToken)["amr"] as? [String] == ["swk"])
+        let events = try fixture.live.store.auditEvents(afterSequence: 0, limit: 100, userID: fixture.userID, transactionID: nil)
+        #expect(events.contains { $0.kind == AuditKind.oidcSignIn.rawValue && $0.details["device_says_user_verified"] == "false" })
     }
 
     @Test func anUnboundDeviceIsAnUnknownUserAndNothingElseIsTried() async throws {

@@ -32,6 +32,12 @@ struct LiveServer {
                               policy: policy)
     }
 
+    /// Two nodes on one PostgreSQL schema (stop both).
+    static func postgresNodes() throws -> (LiveServer, LiveServer) {
+        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        return (try postgres(schema: String(schema)), try postgres(schema: String(schema)))
+    }
+
     static func make(_ kind: StoreKind, policy: IdentityPolicy = IdentityPolicy()) throws -> LiveServer {
         switch kind {
         case .sqlite: try sqlite(policy: policy)

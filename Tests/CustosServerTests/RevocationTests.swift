@@ -135,8 +135,7 @@ import FoundationNetworking
     /// Two nodes on one PostgreSQL: a device revoked at one ends the tokens at the other at once.
     @Test(.enabled(if: StoreKind.available.contains(.postgresql)))
     func aRevocationAtOneNodeEndsTheTokensAtTheOther() async throws {
-        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-        let first = try LiveServer.postgres(schema: String(schema)), second = try LiveServer.postgres(schema: String(schema))
+        let (first, second) = try LiveServer.postgresNodes()
         defer { first.stop(); second.stop() }
         let device = try await RawDevice.make(first)
         let tokens = try await Self.signIn(device, at: first)

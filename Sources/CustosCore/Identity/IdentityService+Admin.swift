@@ -59,7 +59,7 @@ extension IdentityService {
             try endCredentials(id, now: now)
             try resetAllAttempts(id)
             let code = try issueCode(for: id, now: now)
-            try audit?.record(.userReset, userID: id, details: ["actor": actor, "devices_unbound": String(unbound)])
+            try audit?.record(.userReset, userID: id, details: [AuditActor.detail: actor, "devices_unbound": String(unbound)])
             return code
         }
     }
@@ -111,7 +111,8 @@ extension IdentityService {
                 try store.changeUser(id: userID, .disable)
                 try endCredentials(userID, now: clock.now())
             } else {
-                try store.changeUser(id: userID, .enable)
+                // Enabling a user that was not disabled changes nothing, and records nothing.
+                guard try store.changeUser(id: userID, .enable) else { return }
             }
             try audit?.record(disabled ? .userDisabled : .userEnabled, userID: userID, details: [AuditActor.detail: actor])
         }

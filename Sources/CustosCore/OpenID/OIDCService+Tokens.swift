@@ -31,17 +31,13 @@ extension OIDCService {
         guard let grant = try store.grant(id: presented.grantID), grant.clientID == client.id else {
             throw OAuthError(.invalidGrant, "the authorization code was issued to another client")
         }
-        if presented.redeemedAt != nil {
-            try revokeGrant(presented.grantID, reason: "authorization code reused", now: now)
-            throw OAuthError(.invalidGrant, "the authorization code was already used; the tokens it gave are revoked")
-        }
+        if presented.redeemedAt != nil { try rejectReuse(of: .authorizationCode, grantID: presented.grantID, now: now) }
         try checkPresentation(presented, redirectURI: redirectURI, verifier: form["code_verifier"], now: now)
         switch try store.redeemAuthorizationCode(digest: digest, now: now) {
         case nil:
             throw OAuthError(.invalidGrant, "unknown authorization code")
         case .alreadySpent(let spent)?:
-            try revokeGrant(spent.grantID, reason: "authorization code reused", now: now)
-            throw OAuthError(.invalidGrant, "the authorization code was already used; the tokens it gave are revoked")
+            try rejectReuse(of: .authorizationCode, grantID: spent.grantID, now: now)
         case .spent?:
             break
         }
@@ -81,10 +77,7 @@ extension OIDCService {
         guard let grant = try store.grant(id: presented.grantID), grant.clientID == client.id else {
             throw OAuthError(.invalidGrant, "the refresh token was issued to another client")
         }
-        if presented.usedAt != nil {
-            try revokeGrant(presented.grantID, reason: "refresh token reused", now: now)
-            throw OAuthError(.invalidGrant, "the refresh token was already used; its grant is revoked")
-        }
+        if presented.usedAt != nil { try rejectReuse(of: .refreshToken, grantID: presented.grantID, now: now) }
         var scope = grant.scope
         if let asked = form["scope"] {
             let scopes = asked.split(separator: " ").map(String.init)
@@ -96,14 +89,31 @@ extension OIDCService {
         case nil:
             throw OAuthError(.invalidGrant, "unknown refresh token")
         case .alreadySpent(let spent)?:
-            try revokeGrant(spent.grantID, reason: "refresh token reused", now: now)
-            throw OAuthError(.invalidGrant, "the refresh token was already used; its grant is revoked")
+            try rejectReuse(of: .refreshToken, grantID: spent.grantID, now: now)
         case .spent?:
             break
         }
         guard presented.expiresAt > now else { throw OAuthError(.invalidGrant, "the refresh token has expired") }
         guard try isLive(grant, now: now) else { throw OAuthError(.invalidGrant, "the grant was revoked") }
         return try issueTokens(grant, client: client, scope: scope, idTokenNonce: nil, now: now)
+    }
+
+    /// A single-use token of the grant's.
+    private enum SpentToken {
+        case authorizationCode, refreshToken
+
+        var reason: String { self == .authorizationCode ? "authorization code reused" : "refresh token reused" }
+        var message: String {
+            self == .authorizationCode ? "the authorization code was already used; the tokens it gave are revoked"
+                : "the refresh token was already used; its grant is revoked"
+        }
+    }
+
+    /// A spent code or refresh token presented again by its own client (seen before the spend, or
+    /// lost to a concurrent one): someone else holds a copy, so the grant and its tokens end.
+    private func rejectReuse(of token: SpentToken, grantID: String, now: Date) throws -> Never {
+        try revokeGrant(grantID, reason: token.reason, now: now)
+        throw OAuthError(.invalidGrant, token.message)
     }
 
     private func issueTokens(_ grant: OIDCGrant, client: OIDCClient, scope: String, idTokenNonce: String?, now: Date) throws -> TokenResponse {
