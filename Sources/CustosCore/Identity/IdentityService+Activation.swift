@@ -23,17 +23,20 @@ extension IdentityService {
         let now = clock.now()
 
         // A try is taken from both counts before the code is judged, so parallel guesses cannot
-        // exceed either limit.
+        // exceed either limit; one write transaction takes both (a refusal by the second rolls
+        // the first back), so a burst of tries waits for the writer no longer than one count did.
         let source = Self.activationSourceCounter(userID, client: client)
-        if try store.value(source) >= policy.activationAttempts, let last = try store.lastIncrement(source),
-           last.addingTimeInterval(policy.lockoutBase) <= now {
-            try store.reset(source)
-        }
-        guard try store.increment(source, limit: policy.activationAttempts, now: now) != nil else { throw IdentityError.activationLocked }
         let counter = Self.activationCounter(userID)
-        guard let used = try store.increment(counter, limit: policy.activationAttemptsPerUser, now: now) else {
-            try store.decrement(source)
-            throw IdentityError.activationLocked
+        let used: Int64 = try store.atomically {
+            if try store.value(source) >= policy.activationAttempts, let last = try store.lastIncrement(source),
+               last.addingTimeInterval(policy.lockoutBase) <= now {
+                try store.reset(source)
+            }
+            guard try store.increment(source, limit: policy.activationAttempts, now: now) != nil,
+                  let used = try store.increment(counter, limit: policy.activationAttemptsPerUser, now: now) else {
+                throw IdentityError.activationLocked
+            }
+            return used
         }
         let digest = activationDigest(userID: userID, code: code)
         guard try store.peek(purpose: Purpose.activation, digest: digest, now: now) != nil else {
