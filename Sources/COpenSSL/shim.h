@@ -1,6 +1,7 @@
 #include <openssl/evp.h>
 #include <openssl/ec.h>
 #include <openssl/ecdsa.h>
+#include <openssl/rsa.h>
 #include <openssl/rand.h>
 #include <openssl/hmac.h>
 #include <openssl/kdf.h>

@@ -19,8 +19,12 @@ public struct JWK: Codable, Sendable, Equatable {
     public var kid: String?
     /// Intended use, "sig" for signing keys.
     public var use: String?
-    /// Algorithm, "ES256".
+    /// Algorithm, "ES256" (or "RS256" for an RSA key).
     public var alg: String?
+    /// Base64url RSA modulus (RSA keys only).
+    public var n: String?
+    /// Base64url RSA public exponent (RSA keys only).
+    public var e: String?
 
     /// A JWK with the given members, unvalidated.
     public init(

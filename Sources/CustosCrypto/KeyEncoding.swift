@@ -16,11 +16,18 @@ enum KeyEncoding {
 
     /// Decodes an EC key (PKCS#8, SEC1 or SubjectPublicKeyInfo) and checks it is on P-256.
     static func decode(_ bytes: [UInt8], format: Format, selection: Int32, invalid: CryptoError) throws -> EVPKey {
+        let key = try decode(bytes, format: format, keyType: StaticCString.ec, selection: selection, invalid: invalid)
+        guard key.isP256 else { throw CryptoError.unsupportedCurve("not P-256") }
+        return key
+    }
+
+    /// Decodes a key of `keyType` ("EC", "RSA").
+    static func decode(_ bytes: [UInt8], format: Format, keyType: StaticCString, selection: Int32, invalid: CryptoError) throws -> EVPKey {
         var decoded: OpaquePointer?
         // The decoder context keeps the address of the output variable until `from_data`.
         let status = withUnsafeMutablePointer(to: &decoded) { slot -> Int32 in
             guard let context = OSSL_DECODER_CTX_new_for_pkey(
-                slot, format.name.pointer, nil, StaticCString.ec.pointer, selection, nil, nil)
+                slot, format.name.pointer, nil, keyType.pointer, selection, nil, nil)
             else { return 0 }
             defer { OSSL_DECODER_CTX_free(context) }
             return bytes.withUnsafeBufferPointer { buffer in
@@ -33,9 +40,7 @@ enum KeyEncoding {
             ERR_clear_error()
             throw invalid
         }
-        let key = EVPKey(taking: decoded)
-        guard key.isP256 else { throw CryptoError.unsupportedCurve("not P-256") }
-        return key
+        return EVPKey(taking: decoded)
     }
 
     /// Encodes `key` as `structure` ("PrivateKeyInfo" or "SubjectPublicKeyInfo").

@@ -58,7 +58,7 @@ extension MemoryStore: SigningKeyStore {
         try write { state in
             guard state.signingKeys[key.kid] == nil else { throw StoreError.duplicate("signing key \(key.kid) exists") }
             let retire = storedDate(retireOthersAt)
-            for (kid, other) in state.signingKeys where other.retiresAt.map({ $0 > retire }) ?? true {
+            for (kid, other) in state.signingKeys where kid.prefix(3) == key.kid.prefix(3) && (other.retiresAt.map({ $0 > retire }) ?? true) {
                 state.signingKeys[kid]?.retiresAt = retire
             }
             var key = key

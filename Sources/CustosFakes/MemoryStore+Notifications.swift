@@ -84,7 +84,7 @@ extension MemoryStore {
                 .sorted { $0.expiresAt < $1.expiresAt }.prefix(max(0, limit)).map(\.id)
             for id in old { state.notifications[id] = nil }
             let notifications = state.notifications
-            _ = state.webhooks.removeAll { notifications[$0.value.notificationID] == nil }
+            _ = state.webhooks.removeAll { notifications[$0.value.notificationID ?? ""] == nil }
             _ = state.cibaRequests.removeAll { notifications[$0.value.notificationID] == nil }
             return old.count
         }
@@ -99,7 +99,9 @@ extension MemoryStore: WebhookOutboxStore {
         delivery.nextAttemptAt = storedDate(delivery.nextAttemptAt)
         delivery.createdAt = storedDate(delivery.createdAt)
         try write { state in
-            guard state.notifications[delivery.notificationID] != nil else { throw MemoryState.missing("notification") }
+            guard let notificationID = delivery.notificationID, state.notifications[notificationID] != nil else {
+                throw MemoryState.missing("notification")
+            }
             guard state.webhooks[delivery.id] == nil else { throw StoreError.duplicate("a webhook delivery with this id already exists") }
             state.webhooks[delivery.id] = delivery
         }

@@ -85,7 +85,7 @@ extension MemoryStore: UserStore {
             _ = state.documents.removeAll { $0.value.userID == id || transactions[$0.value.transactionID] == nil }
             _ = state.notifications.removeAll { $0.value.userID == id }
             let notifications = state.notifications
-            _ = state.webhooks.removeAll { notifications[$0.value.notificationID] == nil }
+            _ = state.webhooks.removeAll { notifications[$0.value.notificationID ?? ""] == nil }
             _ = state.cibaRequests.removeAll { notifications[$0.value.notificationID] == nil }
             _ = state.pendingAuthorizations.removeAll { $0.value.userID == id }
             state.dropOrphanedOIDCRecords()
@@ -123,6 +123,14 @@ extension MemoryStore: DeviceStore {
             guard let device = state.devices[id], device.revokedAt == nil else { return false }
             state.devices[id]?.revokedAt = storedDate(at)
             _ = state.sessions.removeAll { $0.value.deviceID == id }
+            return true
+        }
+    }
+
+    public func confirmDevice(id: String, by binding: DeviceBinding) throws -> Bool {
+        try write { state in
+            guard let device = state.devices[id], device.boundBy == .password, device.revokedAt == nil else { return false }
+            state.devices[id]?.boundBy = binding
             return true
         }
     }

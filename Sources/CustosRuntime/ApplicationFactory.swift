@@ -18,10 +18,13 @@ public enum ApplicationFactory {
         let hasher = Argon2id(cost: .init(iterations: configuration.argon2Iterations, memoryKiB: configuration.argon2MemoryKiB,
                                           parallelism: 1), random: random)
         let audit = auditTrail(store: parts.auditStore ?? store, masterKeys: masterKeys, clock: clock)
-        let identity = try IdentityService(store: store, hasher: hasher, keys: P256DeviceKeyVerifier(), digester: digester,
-                                           random: random, clock: clock, policy: configuration.identity, audit: audit)
-        let apiKeys = APIKeyService(store: store, digester: digester, random: random, clock: clock, audit: audit)
         let signer = SigningKeyRing(store: store, masterKeys: masterKeys, random: random)
+        let callbacks = CallbackURLPolicy(webhookConfiguration(configuration))
+        let signals = SecurityEventTransmitter(store: store, signer: signer, random: random, clock: clock, callbacks: callbacks,
+                                               issuer: configuration.resolvedIssuer)
+        let identity = try IdentityService(store: store, hasher: hasher, keys: P256DeviceKeyVerifier(), digester: digester,
+                                           random: random, clock: clock, policy: configuration.identity, audit: audit, signals: signals)
+        let apiKeys = APIKeyService(store: store, digester: digester, random: random, clock: clock, audit: audit)
         var idv: IDVService?
         if configuration.idvEnabled {
             idv = IDVService(store: store, identity: identity, faces: try parts.faces ?? faceEngine(configuration),
@@ -34,7 +37,7 @@ public enum ApplicationFactory {
         notificationPolicy.issuer = configuration.resolvedIssuer
         let notifications = NotificationService(
             store: store, identity: identity, idv: idv, keys: P256DeviceKeyVerifier(), digester: digester, random: random, clock: clock,
-            signer: signer, audit: audit, callbacks: CallbackURLPolicy(webhookConfiguration(configuration)), policy: notificationPolicy)
+            signer: signer, audit: audit, callbacks: callbacks, policy: notificationPolicy, outboxBell: signals.outboxBell)
         let ciba = CIBAService(store: store, notifications: notifications, apiKeys: apiKeys, digester: digester, random: random, clock: clock,
                                signer: signer, issuer: configuration.resolvedIssuer, interval: configuration.cibaInterval)
         var oidcPolicy = configuration.oidc

@@ -54,7 +54,7 @@ public enum CustosApplication {
         var routes = EndpointRouter()
         HealthRoutes.register(on: &routes, groups, database: dependencies.database, metrics: metrics)
         AdminRoutes.register(on: &routes, groups, identity: dependencies.identity, apiKeys: dependencies.apiKeys, clock: dependencies.clock)
-        DeviceRoutes.register(on: &routes, groups, identity: dependencies.identity)
+        DeviceRoutes.register(on: &routes, groups, identity: dependencies.identity, notifications: dependencies.notifications)
         IDVRoutes.register(on: &routes, groups, identity: dependencies.identity, idv: dependencies.idv)
         KeyRoutes.register(on: &routes, groups, signer: dependencies.signer, clock: dependencies.clock)
         NotificationRoutes.register(on: &routes, groups, notifications: dependencies.notifications, webhookSigner: dependencies.webhookSigner)
@@ -62,6 +62,7 @@ public enum CustosApplication {
         OIDCRoutes.register(on: &routes, groups, oidc: dependencies.oidc, ciba: dependencies.ciba, identity: dependencies.identity,
                             web: dependencies.webApp)
         AuditRoutes.register(on: &routes, groups, audit: dependencies.audit)
+        SignalRoutes.register(on: &routes, groups, signals: dependencies.identity.signals)
         WebRoutes.register(on: &routes, groups, web: dependencies.webApp)
         return routes.router
     }

@@ -24,6 +24,10 @@ public enum ErrorMapping {
             if case .throttled(let seconds) = error {
                 return HTTPError(status: 429, code: error.code, message: error.message, headers: ["Retry-After": String(seconds)])
             }
+            if error == .approvalPending {
+                // As a device authorization grant's authorization_pending (RFC 8628 §3.5): ask again.
+                return HTTPError(status: 409, code: error.code, message: error.message, headers: ["Retry-After": "2"])
+            }
             let status = switch error.kind {
             case .invalidInput: 422
             case .unauthenticated: 401
@@ -32,6 +36,7 @@ public enum ErrorMapping {
             case .conflict: 409
             case .locked: 423
             case .throttled: 429
+            case .pending: 409
             }
             return HTTPError(status: status, code: error.code, message: error.message)
         case let error as IDVError:
@@ -49,6 +54,13 @@ public enum ErrorMapping {
             if error.code == .invalidClient { headers["WWW-Authenticate"] = #"Basic realm="custos""# }
             let body = try? JSONEncoder().encode(OAuthErrorResponse(error: error.code.rawValue, errorDescription: error.description))
             return HTTPError(status: error.status, code: error.code.rawValue, message: error.description, headers: headers, body: body)
+        case let error as SecurityEventError:
+            let status = switch error.kind {
+            case .invalidInput: 400
+            case .notFound: 404
+            case .conflict: 409
+            }
+            return HTTPError(status: status, code: error.code, message: error.message)
         case let error as StepUpError:
             let status = switch error.kind {
             case .invalidInput: 422

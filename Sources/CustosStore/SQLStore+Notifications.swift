@@ -6,8 +6,8 @@ import Foundation
 
 extension SQLStore: NotificationStore {
     private static let notificationColumns = """
-        id, user_id, api_key_id, subject, message, actions, details, number, number_choices, callback_url, status,
-        created_at, expires_at, chosen_action, achieved_level, answered_at, step_up_transaction_id, signed_result, ciba_ping
+        id, user_id, api_key_id, subject, message, actions, details, number, callback_url, status,
+        created_at, expires_at, chosen_action, achieved_level, answered_at, step_up_transaction_id, signed_result, ciba_ping, answered_by
         """
 
     public func createNotification(_ notification: StepUpNotification) throws {
@@ -15,12 +15,12 @@ extension SQLStore: NotificationStore {
             "INSERT INTO notifications (\(Self.notificationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [.text(notification.id), .text(notification.userID), .text(notification.apiKeyID), .text(notification.subject),
              .text(notification.message), try .json(notification.actions), try notification.details.map { try .json($0) } ?? .null,
-             notification.number.map { .integer(Int64($0)) } ?? .null, try notification.numberChoices.map { try .json($0) } ?? .null,
+             notification.number.map { .integer(Int64($0)) } ?? .null,
              .optionalText(notification.callbackURL), .text(notification.status.rawValue), .date(notification.createdAt),
              .date(notification.expiresAt), .optionalText(notification.chosenAction),
              notification.achievedLevel.map { .integer(Int64($0.rawValue)) } ?? .null, .optionalDate(notification.answeredAt),
              .optionalText(notification.stepUpTransactionID), .optionalText(notification.signedResult),
-             try notification.ping.map { try .json($0) } ?? .null])
+             try notification.ping.map { try .json($0) } ?? .null, .optionalText(notification.answeredBy)])
     }
 
     public func notification(id: String) throws -> StepUpNotification? {
@@ -71,12 +71,12 @@ extension SQLStore: NotificationStore {
     public func closeNotification(_ notification: StepUpNotification) throws -> Bool {
         try database.execute(
             """
-            UPDATE notifications SET status = ?, chosen_action = ?, achieved_level = ?, answered_at = ?, signed_result = ?
+            UPDATE notifications SET status = ?, chosen_action = ?, achieved_level = ?, answered_at = ?, signed_result = ?, answered_by = ?
             WHERE id = ? AND status = 'pending'
             """,
             [.text(notification.status.rawValue), .optionalText(notification.chosenAction),
              notification.achievedLevel.map { .integer(Int64($0.rawValue)) } ?? .null, .optionalDate(notification.answeredAt),
-             .optionalText(notification.signedResult), .text(notification.id)]) == 1
+             .optionalText(notification.signedResult), .optionalText(notification.answeredBy), .text(notification.id)]) == 1
     }
 
     public func setStepUpTransaction(notificationID: String, transactionID: String) throws -> Bool {
@@ -95,8 +95,15 @@ extension SQLStore: NotificationStore {
 
     @discardableResult
     public func purgeClosedNotifications(before cutoff: Date, limit: Int) throws -> Int {
+        // Security events sent (or given up on) that long ago go with them.
+        _ = try database.execute(
+            """
+            DELETE FROM webhook_outbox WHERE id IN (
+                SELECT id FROM webhook_outbox WHERE stream_id IS NOT NULL AND state <> 'pending' AND created_at < ? LIMIT ?)
+            """,
+            [.date(cutoff), .integer(Int64(max(0, limit)))])
         // Their outbox rows and CIBA requests go by cascade.
-        try database.execute(
+        return try database.execute(
             """
             DELETE FROM notifications WHERE id IN (
                 SELECT id FROM notifications
@@ -120,11 +127,11 @@ extension SQLStore: NotificationStore {
             id: try row.string(0), userID: try row.string(1), apiKeyID: try row.string(2), subject: try row.string(3),
             message: try row.string(4), actions: try json([NotificationAction].self, 5) ?? [],
             details: try json(TransactionDetails.self, 6), number: row.isNull(7) ? nil : try row.int(7),
-            numberChoices: try json([Int].self, 8), callbackURL: try row.optionalString(9),
-            status: NotificationStatus(rawValue: try row.string(10)), createdAt: try row.date(11), expiresAt: try row.date(12),
-            chosenAction: try row.optionalString(13), achievedLevel: row.isNull(14) ? nil : AuthLevel(rawValue: try row.int(14)),
-            answeredAt: try row.optionalDate(15), stepUpTransactionID: try row.optionalString(16), signedResult: try row.optionalString(17),
-            ping: try json(CIBAPing.self, 18))
+            callbackURL: try row.optionalString(8),
+            status: NotificationStatus(rawValue: try row.string(9)), createdAt: try row.date(10), expiresAt: try row.date(11),
+            chosenAction: try row.optionalString(12), achievedLevel: row.isNull(13) ? nil : AuthLevel(rawValue: try row.int(13)),
+            answeredAt: try row.optionalDate(14), stepUpTransactionID: try row.optionalString(15), signedResult: try row.optionalString(16),
+            ping: try json(CIBAPing.self, 17), answeredBy: try row.optionalString(18))
     }
 }
 
@@ -133,17 +140,18 @@ extension SQLStore: NotificationStore {
 extension SQLStore: WebhookOutboxStore {
     private static let webhookColumns = """
         id, notification_id, api_key_id, url, body, auth_header, state, attempts, next_attempt_at, lease_owner, lease_until,
-        last_status, last_error, created_at, delivered_at
+        last_status, last_error, created_at, delivered_at, stream_id, content_type
         """
 
     public func enqueueWebhook(_ delivery: WebhookDelivery) throws {
         try database.execute(
-            "INSERT INTO webhook_outbox (\(Self.webhookColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [.text(delivery.id), .text(delivery.notificationID), .text(delivery.apiKeyID), .text(delivery.url), .blob(delivery.body),
+            "INSERT INTO webhook_outbox (\(Self.webhookColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [.text(delivery.id), .optionalText(delivery.notificationID), .text(delivery.apiKeyID), .text(delivery.url), .blob(delivery.body),
              .optionalText(delivery.authorization),
              .text(delivery.state.rawValue), .integer(Int64(delivery.attempts)), .date(delivery.nextAttemptAt),
              .optionalText(delivery.leaseOwner), .optionalDate(delivery.leaseUntil), delivery.lastStatus.map { .integer(Int64($0)) } ?? .null,
-             .optionalText(delivery.lastError), .date(delivery.createdAt), .optionalDate(delivery.deliveredAt)])
+             .optionalText(delivery.lastError), .date(delivery.createdAt), .optionalDate(delivery.deliveredAt),
+             .optionalText(delivery.streamID), .text(delivery.contentType)])
     }
 
     public func claimWebhooks(owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [WebhookDelivery] {
@@ -181,8 +189,8 @@ extension SQLStore: WebhookOutboxStore {
 
     private static func delivery(_ row: SQLRow) throws -> WebhookDelivery {
         WebhookDelivery(
-            id: try row.string(0), notificationID: try row.string(1), apiKeyID: try row.string(2), url: try row.string(3),
-            body: try row.data(4), authorization: try row.optionalString(5),
+            id: try row.string(0), notificationID: try row.optionalString(1), streamID: try row.optionalString(15), apiKeyID: try row.string(2),
+            url: try row.string(3), body: try row.data(4), contentType: try row.string(16), authorization: try row.optionalString(5),
             state: try row.enumValue(WebhookDelivery.State.self, 6, column: "webhook_outbox.state"),
             attempts: try row.int(7), nextAttemptAt: try row.date(8), leaseOwner: try row.optionalString(9),
             leaseUntil: try row.optionalDate(10), lastStatus: row.isNull(11) ? nil : try row.int(11), lastError: try row.optionalString(12),

@@ -25,8 +25,9 @@ extension SQLStore: SigningKeyStore {
             if database.dialect == .postgresql {
                 try connection.execute("LOCK TABLE signing_keys IN EXCLUSIVE MODE")
             }
-            _ = try connection.execute("UPDATE signing_keys SET retires_at = ? WHERE retires_at IS NULL OR retires_at > ?",
-                                       [.date(retireOthersAt), .date(retireOthersAt)])
+            _ = try connection.execute(
+                "UPDATE signing_keys SET retires_at = ? WHERE (retires_at IS NULL OR retires_at > ?) AND substr(kid, 1, 3) = ?",
+                [.date(retireOthersAt), .date(retireOthersAt), .text(String(key.kid.prefix(3)))])
             _ = try connection.execute(
                 "INSERT INTO signing_keys (kid, sealed_key, public_jwk, created_at, activates_at, retires_at) VALUES (?, ?, ?, ?, ?, NULL)",
                 [.text(key.kid), .blob(key.sealedPrivateKey), .text(key.publicJWK), .date(key.createdAt), .date(key.activatesAt)])

@@ -12,6 +12,7 @@ public final class WebhookReceiver: Sendable {
         public let body: Data
         /// The `Authorization` header (a CIBA ping's bearer token).
         public let authorization: String?
+        public let contentType: String?
         /// 1 for the first request of this delivery id, 2 for the retry, …
         public let attempt: Int
         public let status: Int
@@ -37,7 +38,8 @@ public final class WebhookReceiver: Sendable {
                 let attempt = list.filter { $0.deliveryID == id }.count + 1
                 let status = answer(attempt)
                 list.append(Received(deliveryID: id, signature: request.headers["X-Custos-Signature"] ?? "", body: request.body,
-                                     authorization: request.headers["Authorization"], attempt: attempt, status: status))
+                                     authorization: request.headers["Authorization"], contentType: request.headers["Content-Type"],
+                                     attempt: attempt, status: status))
                 return (attempt, status)
             }
             let wait = delay(attempt)

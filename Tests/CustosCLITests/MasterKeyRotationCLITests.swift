@@ -147,13 +147,13 @@ import FoundationNetworking
         let window = ["--master-key-file", data.newKeyFile, "--previous-master-key-file", data.oldKeyFile, "--data-dir", data.dataDir]
         let mixed = try CLI.run(["admin", "audit", "verify"] + window)
         #expect(mixed.status == 0 && mixed.stdout.hasPrefix("audit chain intact: 4 events"), "\(mixed.stdout)\(mixed.stderr)")
-        try await expectServes(window, signingKeys: 2)
+        try await expectServes(window, signingKeys: 4)
 
         let rotated = try data.rotate(["--json"])
         #expect(rotated.status == 0, "\(rotated.stderr)")
         let answer = try JSONDecoder().decode(SealedData.Answer.self, from: Data(rotated.stdout.utf8))
         #expect(answer == SealedData.Answer(old_master_key_id: data.old.keyID, new_master_key_id: data.new.keyID,
-                                            resealed: .init(template: 2, frame_memory: 2, document: 1, signing_key: 2),
+                                            resealed: .init(template: 2, frame_memory: 2, document: 1, signing_key: 4),
                                             audit_events_rekeyed: 4, recorded_new_key: true))
 
         // The old key alone is refused; the new key alone opens everything and verifies the audit.
@@ -161,13 +161,13 @@ import FoundationNetworking
         #expect(refused.status == 1 && refused.stderr.contains("this data is sealed with master key \(data.new.keyID)"), "\(refused.stderr)")
         #expect(try data.everythingOpens(under: MasterKeys(primary: data.new)))
         #expect(try !data.everythingOpens(under: MasterKeys(primary: data.old)))
-        try await expectServes(["--master-key-file", data.newKeyFile, "--data-dir", data.dataDir], signingKeys: 2)
+        try await expectServes(["--master-key-file", data.newKeyFile, "--data-dir", data.dataDir], signingKeys: 4)
         let verified = try CLI.run(["admin", "audit", "verify", "--master-key-file", data.newKeyFile, "--data-dir", data.dataDir])
         #expect(verified.status == 0 && verified.stdout.hasPrefix("audit chain intact: 5 events"), "\(verified.stdout)\(verified.stderr)")
         let last = try #require(try data.snapshot().events.last)
         #expect(last.auditKind == .masterKeyRotated)
         #expect(last.details == ["old_master_key_id": data.old.keyID, "new_master_key_id": data.new.keyID,
-                                 "resealed": "7", "audit_events_rekeyed": "4"])
+                                 "resealed": "9", "audit_events_rekeyed": "4"])
 
         // A re-run changes nothing and says so.
         let before = try data.snapshot()

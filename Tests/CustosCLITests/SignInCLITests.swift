@@ -63,6 +63,39 @@ import Testing
         }
     }
 
+    /// idpyoidc, unpatched, as a second outside relying party: discovery's full check (RS256
+    /// offered, OpenID Connect Discovery §3), the code flow with PKCE, an RS256 ID token for a
+    /// client that asks for it, userinfo, refresh, and idpyoidc's own refusals.
+    @Test(.enabled(if: OutsideClients.isAvailable, Comment(rawValue: OutsideClients.missingMessage)))
+    func idpyoidcSignsTheUserInWithAnRS256IDToken() throws {
+        let port = try NotificationCLITests().freePort()
+        let issuer = "http://127.0.0.1:\(port)"
+        let served = try Served(extra: ["--idv=false", "--port", String(port), "--issuer", issuer])
+        defer { served.stop() }
+        let profile = try activatedProfile(served, "rhea")
+        let redirect = "https://rp.example/callback"
+        let client = try createClient(served, ["--name", "Bank web (idpyoidc)", "--type", "confidential", "--redirect-uri", redirect,
+                                               "--id-token-alg", "RS256"])
+        #expect(client.tokenEndpointAuthMethod == "client_secret_basic" && client.idTokenSignedResponseAlg == "RS256")
+        let config: [String: Any] = [
+            "issuer": issuer, "custos": CLI.binary.path, "profile": profile, "user_id": "rhea", "redirect_uri": redirect,
+            "client_id": client.clientID, "client_secret": try #require(client.clientSecret),
+        ]
+        let configFile = CLI.temporaryDirectory() + "/idpyoidc.json"
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configFile))
+        let outside = try OutsideClients.run("idpyoidc_client.py", [configFile])
+        #expect(outside.status == 0, "\(outside.output)")
+        for check in ["discovery", "authorization", "id_token", "userinfo", "refresh", "refresh_reuse", "wrong_state", "wrong_iss",
+                      "code_injection"] {
+            #expect(outside.output.contains("\"\(check)\""), "\(check) was not checked: \(outside.output)")
+        }
+        #expect(outside.output.contains("RS256"), "\(outside.output)")
+        // An unknown algorithm is refused at creation.
+        let refused = try CLI.run(["admin", "client", "create", "--name", "x", "--redirect-uri", redirect, "--id-token-alg", "HS256",
+                                   "--server", served.server], environment: ["CUSTOS_API_KEY": served.adminKey])
+        #expect(refused.status != 0 && refused.stderr.contains("id_token_signed_response_alg"), "\(refused.stderr)")
+    }
+
     @Test func theCommandLineSaysWhyASignInCannotHappen() throws {
         let port = try NotificationCLITests().freePort()
         let served = try Served(extra: ["--idv=false", "--port", String(port), "--issuer", "http://127.0.0.1:\(port)"])
@@ -106,7 +139,8 @@ import Testing
 
     @Test func aNewDeviceJoinsByTheFallbackOrARegistrationLink() throws {
         let port = try NotificationCLITests().freePort()
-        let served = try Served(extra: ["--idv=false", "--port", String(port), "--issuer", "http://127.0.0.1:\(port)"])
+        // The password fallback binds only where the operator turned it on.
+        let served = try Served(extra: ["--idv=false", "--port", String(port), "--issuer", "http://127.0.0.1:\(port)", "--password-registration"])
         defer { served.stop() }
         _ = try activatedProfile(served, "quinn")
         let client = try createClient(served, ["--name", "App", "--redirect-uri", "com.example.app:/callback"])
@@ -132,6 +166,7 @@ import Testing
                                   "--server", served.server])
         #expect(reused.status == 1 && reused.stderr.contains("invalid_registration_code"), "\(reused.stderr)")
         let devices = try served.admin(["device", "list", "quinn", "--json"])
-        #expect(try WireJSON.decoder().decode(DeviceList.self, from: Data(devices.stdout.utf8)).devices.count == 3)
+        let listed = try WireJSON.decoder().decode(DeviceList.self, from: Data(devices.stdout.utf8)).devices
+        #expect(listed.compactMap(\.boundBy) == ["activation", "password", "registration_code"], "\(listed)")
     }
 }

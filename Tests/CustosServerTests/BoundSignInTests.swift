@@ -2,6 +2,7 @@ import CustosAPI
 import CustosCore
 import CustosCrypto
 import CustosSDK
+import CustosServer
 import CustosTestSupport
 import Foundation
 import Testing
@@ -16,8 +17,9 @@ struct SignInFixture {
     let clientID: String
     static let redirect = "com.example.app:/callback"
 
-    static func make(_ kind: StoreKind, encryptionJWK: ClientJWK? = nil) async throws -> SignInFixture {
-        let live = try LiveServer(store: LiveServer.store(kind))
+    static func make(_ kind: StoreKind, encryptionJWK: ClientJWK? = nil,
+                     configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> SignInFixture {
+        let live = try LiveServer(store: LiveServer.store(kind), configure: configure)
         let userID = "user-\(UUID().uuidString.prefix(8))"
         let created = try await live.admin().createUser(userID)
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("custos-keys-\(UUID().uuidString)")
@@ -174,7 +176,7 @@ struct SignInFixture {
 @Suite struct DeviceRegistrationTests {
     @Test(arguments: StoreKind.available)
     func authenticateRegistersAnUnboundDeviceWithThePasswordThenSignsIn(kind: StoreKind) async throws {
-        let fixture = try await SignInFixture.make(kind)
+        let fixture = try await SignInFixture.make(kind) { $0.identity.passwordRegistration = true }
         defer { fixture.live.stop() }
         let tablet = try fixture.live.client { $0.clientID = fixture.clientID; $0.localAuthentication = { _ in true } }
         let request = BoundUserAuthenticationRequest(redirectURI: SignInFixture.redirect)
@@ -192,7 +194,10 @@ struct SignInFixture {
             SignInCredentials(userID: fixture.userID, password: IdentityFlowTests.password, deviceName: "tablet")
         }
         let tokens = try await tablet.exchangeToken(response)
-        #expect(try SignInFixture.claims(tokens.idToken)["sub"] as? String == fixture.userID)
+        let claims = try SignInFixture.claims(tokens.idToken)
+        // Bound by the password alone: its sign-ins prove what the password did, no more.
+        #expect(claims["sub"] as? String == fixture.userID && claims["acr"] as? String == Assurance.of(.password).acr)
+        #expect(claims["amr"] as? [String] == ["pwd"])
         #expect(try await fixture.live.admin().devices(fixture.userID).map(\.name).sorted() == ["phone", "tablet"])
         // Now bound: the bound sign-in needs nothing else, and the fallback is not asked again.
         let again = try await tablet.authenticate(request) {
@@ -207,7 +212,7 @@ struct SignInFixture {
     /// No device proves who sends a password to the registration: wrong ones are throttled per
     /// user and client address, and never lock the user out of the devices they already have.
     @Test func wrongRegistrationPasswordsAreThrottledAndLockNoOne() async throws {
-        let fixture = try await SignInFixture.make(.sqlite)
+        let fixture = try await SignInFixture.make(.sqlite) { $0.identity.passwordRegistration = true }
         defer { fixture.live.stop() }
         let stranger = try fixture.live.client()
         var answers: [String] = []
@@ -254,8 +259,10 @@ struct SignInFixture {
         await expectError("user_not_active") { try await rp.issueRegistrationCode("not-yet") }
     }
 
-    @Test func aServerCanAllowRegistrationCodesOnly() async throws {
-        let live = try LiveServer(store: LiveServer.store(.sqlite)) { $0.identity.passwordRegistration = false }
+    /// The password alone binds nothing unless the operator turns password registration on.
+    @Test(arguments: StoreKind.available)
+    func byDefaultThePasswordAloneBindsNoDevice(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
         defer { live.stop() }
         let (_, userID, _) = try await IdentityFlowTests.activatedUser(live)
         await expectError("password_registration_off") {

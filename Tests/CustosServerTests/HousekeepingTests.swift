@@ -42,4 +42,23 @@ import Testing
         #expect(try store.value(LoginThrottle.keyPrefix + "client:new") == 1)
         #expect(try store.value("attempts:alice") == 1)
     }
+
+    /// The per-user counts of wrong activation codes, an unknown user id's included, go once they
+    /// stopped counting an activation code's lifetime ago (the sweep `custos serve` runs).
+    @Test func sweepDeletesActivationCountsOfIdsNoOneTriesAnyMore() throws {
+        let store = try LiveServer.store(.sqlite)
+        defer { store.close() }
+        let clock = TestClock()
+        let lifetime = IdentityPolicy().activationCodeLifetime
+        let housekeeping = Housekeeping(sweeps: [.counters(store, prefix: IdentityService.activationCounterPrefix, maximumAge: lifetime)],
+                                        clock: clock, logger: Logger(sink: MemoryLogSink()), interval: 3600)
+        defer { housekeeping.stop() }
+        let now = clock.now()
+        _ = try store.increment("activation:ghost-\(UUID().uuidString)", limit: 50, now: now.addingTimeInterval(-lifetime - 1))
+        _ = try store.increment("activation:pending-user", limit: 50, now: now.addingTimeInterval(-60))
+        _ = try store.increment("attempts:alice", limit: 5, now: now.addingTimeInterval(-lifetime - 1))
+        housekeeping.sweep()
+        #expect(try store.purgeCounters(prefix: "activation:ghost", updatedBefore: now) == 0, "the stale count was swept")
+        #expect(try store.value("activation:pending-user") == 1 && store.value("attempts:alice") == 1)
+    }
 }

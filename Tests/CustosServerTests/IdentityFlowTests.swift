@@ -511,6 +511,16 @@ struct RawAPI {
         try await send(path, method: "GET", body: nil, bearer: bearer).0
     }
 
+    /// Any method with a JSON body, decoding the answer.
+    func request<Body: Encodable, T: Decodable>(_ path: String, method: String, _ body: Body, bearer: String? = nil) async throws -> T {
+        let (data, status) = try await send(path, method: method, body: try WireJSON.encoder().encode(body), bearer: bearer)
+        do {
+            return try WireJSON.decoder().decode(T.self, from: data)
+        } catch {
+            throw UnexpectedAnswer(path: path, status: status, body: String(decoding: data.prefix(300), as: UTF8.self))
+        }
+    }
+
     func deleteStatus(_ path: String, bearer: String? = nil) async throws -> Int {
         try await send(path, method: "DELETE", body: nil, bearer: bearer).1
     }

@@ -9,6 +9,46 @@ import Testing
 /// self-attestation), judged by our verifier and by py_webauthn on the same bytes, then the
 /// passkey signing in through the same verifier as a bound device.
 @Suite struct PasskeyTests {
+    /// An authenticator written by others (Tests/Clients/webauthn_authenticator.py: fido2's
+    /// WebAuthn types, cryptography's keys) registers a passkey over HTTP and signs in with it,
+    /// to Custos and through the sign-in page; replays, stale counters, wrong challenges,
+    /// origins and rp ids are refused, and so are the WebAuthn Level 3 corner cases it probes
+    /// (no UV where the challenge requires it, BS without BE, crossOrigin).
+    @Test(arguments: StoreKind.available)
+    func anIndependentAuthenticatorRegistersAndSignsInWithAPasskey(kind: StoreKind) async throws {
+        try #require(OutsideClients.isAvailable, "\(OutsideClients.missingMessage)")
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
+        let app = try await live.admin(scope: .admin).createOIDCClient(CreateOIDCClientRequest(
+            name: "Web", clientType: "public", redirectURIs: [SignInFixture.redirect]))
+        let issuer = LiveServer.verdictSigning.issuer
+        let level = Assurance.of(.deviceSignature)
+        let config: [String: Any] = [
+            "server": live.baseURL.absoluteString, "origin": issuer, "rp_id": try #require(URL(string: issuer)?.host),
+            "session_token": try #require(client.session.sessionToken), "password": IdentityFlowTests.password, "user_id": userID,
+            "client_id": app.clientID, "redirect_uri": SignInFixture.redirect, "expect_acr": level.acr, "expect_amr": level.amr,
+        ]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("webauthn-authenticator-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try JSONSerialization.data(withJSONObject: config).write(to: file)
+        let outside = try OutsideClients.run("webauthn_authenticator.py", [file.path])
+        #expect(outside.status == 0, "\(outside.output)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(outside.output.utf8)) as? [String: Any], "\(outside.output)")
+        for check in ["registration", "passkey_login", "oidc_sign_in", "replayed_assertion", "stale_sign_count", "wrong_challenge",
+                      "wrong_origin", "wrong_rp_id", "after_refusals"] {
+            #expect(seen[check] is [String: Any], "\(check) was not checked: \(outside.output)")
+        }
+        #expect((seen["failed"] as? [String])?.isEmpty == true, "\(outside.output)")
+        let observed = try #require(seen["observations"] as? [String: [String: Any]], "\(outside.output)")
+        for probe in ["registration_without_uv", "registration_same_credential_id", "registration_wrong_origin", "registration_wrong_rp_id",
+                      "login_without_uv", "login_bs_without_be", "login_cross_origin", "oidc_sign_in_without_uv"] {
+            let answer = try #require(observed[probe], "\(probe) was not probed: \(outside.output)")
+            let accepted = answer["status_code"] as? Int == 100 || answer["answer"] != nil || answer["device_id"] != nil && answer["code"] == nil
+            #expect(!accepted, "\(probe) was accepted: \(answer)")
+        }
+    }
+
     /// Just enough CBOR to write attestation objects.
     enum CBOR {
         indirect case int(Int), bytes(Data), text(String), map([(CBOR, CBOR)])

@@ -89,22 +89,36 @@ struct SignedVerdictTests {
         defer { store.close() }
         let ring = SigningKeyRing(store: store, masterKey: LiveServer.masterKey, refreshInterval: 0)
         let now = Date()
-        // A new database: the set a verifier fetches first already holds the key that will sign.
-        let published = try JSONDecoder().decode(JWKSet.self, from: try ring.publicKeySet(now: now)).keys.compactMap(\.kid)
-        let first = try ring.sign(payload: Data("{}".utf8), type: "JWT", now: now)
-        let firstKid = try JWS.unverifiedHeader(first).kid
-        #expect(published.count == 1 && published.first == firstKid)
-        let newKid = try ring.rotate(now: now, publishFor: 60, retainFor: 600)
-        func kids(at date: Date) throws -> [String] {
-            try JSONDecoder().decode(JWKSet.self, from: try ring.publicKeySet(now: date)).keys.compactMap(\.kid)
+        func kids(at date: Date, _ prefix: String = "sk_") throws -> [String] {
+            try JSONDecoder().decode(JWKSet.self, from: try ring.publicKeySet(now: date)).keys.compactMap(\.kid).filter { $0.hasPrefix(prefix) }
         }
-        #expect(try kids(at: now) == [firstKid, newKid].compactMap { $0 })
-        // Published, not yet signing.
-        #expect(try JWS.unverifiedHeader(try ring.sign(payload: Data("{}".utf8), type: "JWT", now: now.addingTimeInterval(30))).kid == firstKid)
-        #expect(try JWS.unverifiedHeader(try ring.sign(payload: Data("{}".utf8), type: "JWT", now: now.addingTimeInterval(61))).kid == newKid)
-        // The old key stays published until what it signed has expired, then leaves.
+        func signer(_ algorithm: SigningAlgorithm, at date: Date) throws -> String? {
+            try JWS.unverifiedHeader(try ring.sign(payload: Data("{}".utf8), type: "JWT", algorithm: algorithm, now: date)).kid
+        }
+        // A new database: the set a verifier fetches first already holds the keys that will sign, one per algorithm.
+        let published = try kids(at: now), publishedRSA = try kids(at: now, "rk_")
+        let firstKid = try signer(.es256, at: now), firstRSA = try signer(.rs256, at: now)
+        #expect(published.count == 1 && published.first == firstKid && publishedRSA.count == 1 && publishedRSA.first == firstRSA)
+        let rsaKey = try #require(try JSONDecoder().decode(JWKSet.self, from: try ring.publicKeySet(now: now)).key(withID: firstRSA ?? ""))
+        #expect(rsaKey.kty == "RSA" && rsaKey.alg == "RS256" && rsaKey.use == "sig" && rsaKey.e == "AQAB" && (rsaKey.n?.count ?? 0) >= 342)
+        // The ring verifies what it signed with either algorithm, and nothing altered.
+        let rs256 = try ring.sign(payload: Data(#"{"a":1}"#.utf8), type: "JWT", algorithm: .rs256, now: now)
+        #expect(try ring.verify(rs256, now: now).payload == Data(#"{"a":1}"#.utf8))
+        #expect(throws: (any Error).self) { try ring.verify(String(rs256.dropLast(2)) + "AA", now: now) }
+
+        let newKid = try ring.rotate(now: now, publishFor: 60, retainFor: 600)
+        let newRSA = try #require(try kids(at: now, "rk_").last)
+        #expect(try kids(at: now) == [firstKid, newKid].compactMap { $0 } && newRSA != firstRSA)
+        // Published, not yet signing, for each algorithm.
+        #expect(try signer(.es256, at: now.addingTimeInterval(30)) == firstKid)
+        #expect(try signer(.rs256, at: now.addingTimeInterval(30)) == firstRSA)
+        #expect(try signer(.es256, at: now.addingTimeInterval(61)) == newKid)
+        #expect(try signer(.rs256, at: now.addingTimeInterval(61)) == newRSA)
+        // The old keys stay published until what they signed has expired, then leave.
         #expect(try kids(at: now.addingTimeInterval(600)).contains(firstKid ?? ""))
+        #expect(try kids(at: now.addingTimeInterval(600), "rk_").contains(firstRSA ?? ""))
         #expect(try kids(at: now.addingTimeInterval(661)) == [newKid])
+        #expect(try kids(at: now.addingTimeInterval(661), "rk_") == [newRSA])
         // Another master key cannot open the stored private keys.
         let stranger = SigningKeyRing(store: store, masterKey: MasterKey.generate(), refreshInterval: 0)
         #expect(throws: (any Error).self) { try stranger.sign(payload: Data("{}".utf8), type: "JWT", now: now.addingTimeInterval(61)) }

@@ -78,7 +78,7 @@ final class Recorded<Value: Sendable>: Sendable {
         #expect(listed.statusCode == 100 && listed.notifications.map(\.notificationUUID) == [created.notificationUUID])
         #expect(try await listedEvent.value.response == listed)
         let shown = listed.notifications[0]
-        #expect(shown.status == .pending && shown.authorizationDetails == StepUpFixture.payment && shown.numberChoices == nil)
+        #expect(shown.status == .pending && shown.authorizationDetails == StepUpFixture.payment && !shown.numberMatching)
         #expect(shown.actions.map(\.authLevel) == [0, 0])
 
         let pending = try await fixture.rp.notificationResult(created.notificationUUID)
@@ -231,11 +231,13 @@ final class Recorded<Value: Sendable>: Sendable {
         let number = try #require(created.number)
         #expect((10...99).contains(number))
         let shown = try await fixture.shown(created.notificationUUID)
-        let choices = try #require(shown.numberChoices)
-        #expect(choices.count == 3 && Set(choices).count == 3 && choices.contains(number))
+        // The user types the number: the app is told only that it must, never shown candidates.
+        #expect(shown.numberMatching)
+        let raw = String(decoding: try await fixture.api.getData("/v1/notifications", bearer: fixture.bearer), as: UTF8.self)
+        #expect(raw.contains("\"number_matching\":true") && !raw.contains("number_choices") && !raw.contains("\"number\":"), "\(raw)")
 
         await expectError("number_required") { try await fixture.client.updateNotification(shown, action: "approve") }
-        let wrong = try #require(choices.first { $0 != number })
+        let wrong = 10 + (number - 10 + 1) % 90
         await expectError("number_mismatch") { try await fixture.client.updateNotification(shown, action: "approve", number: wrong) }
         let result = try await fixture.rp.notificationResult(created.notificationUUID)
         #expect(result.status == .failed && result.signedResult != nil)

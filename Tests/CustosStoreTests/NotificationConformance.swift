@@ -13,7 +13,7 @@ extension ConformanceCheck {
         StepUpNotification(
             id: id, userID: user, apiKeyID: key, subject: "Payment", message: "Pay 12.00 EUR?\nTo ACME.",
             actions: [NotificationAction(label: "Approve", action: "approve", authLevel: 1), NotificationAction(label: "Deny", action: "deny", authLevel: 0)],
-            details: TransactionDetails(type: "payment", amount: "12.00", currency: "EUR", payee: "ACME"), number: 42, numberChoices: [17, 42, 88],
+            details: TransactionDetails(type: "payment", amount: "12.00", currency: "EUR", payee: "ACME"), number: 42,
             callbackURL: "https://rp.example/hook", status: .pending, createdAt: testNow.addingTimeInterval(offset),
             expiresAt: testNow.addingTimeInterval(offset + seconds),
             ping: CIBAPing(endpoint: "https://rp.example/ping", clientNotificationToken: "t", authReqID: "car_1"))

@@ -8,6 +8,14 @@ public enum Endpoints {
     /// The public keys of what this server signs (a JWK set).
     public static let jwks = Endpoint<NoContent, OpaqueBody>(.get, "/.well-known/jwks.json", .anyone)
 
+    // OpenID Shared Signals (SSF 1.0): the transmitter's metadata, each API key's stream.
+    public static let ssfConfiguration = Endpoint<NoContent, TransmitterConfiguration>(.get, "/.well-known/ssf-configuration", .anyone)
+    public static let createStream = Endpoint<StreamConfigurationRequest, StreamConfiguration>(.post, "/ssf/streams", .apiKey(.rp), status: 201)
+    public static let readStreams = Endpoint<NoContent, OpaqueBody>(.get, "/ssf/streams", .apiKey(.rp))
+    public static let updateStream = Endpoint<StreamConfigurationRequest, StreamConfiguration>(.patch, "/ssf/streams", .apiKey(.rp))
+    public static let deleteStream = Endpoint<NoContent, NoContent>(.delete, "/ssf/streams", .apiKey(.rp))
+    public static let verifyStream = Endpoint<StreamVerificationRequest, NoContent>(.post, "/ssf/verify", .apiKey(.rp))
+
     // API keys (admin scope).
     public static let createAPIKey = Endpoint<CreateAPIKeyRequest, APIKeyInfo>(.post, "/v1/admin/api-keys", .apiKey(.admin), status: 201)
     public static let apiKeys = Endpoint<NoContent, APIKeyList>(.get, "/v1/admin/api-keys", .apiKey(.admin))
@@ -34,6 +42,10 @@ public enum Endpoints {
     public static let activate = Endpoint<ActivateRequest, AuthenticationResult>(.post, "/v1/activate", .anyone, status: 201)
     /// A new device for an active user: the password or a registration code.
     public static let registerDevice = Endpoint<RegisterDeviceRequest, AuthenticationResult>(.post, "/v1/devices/register", .anyone, status: 201)
+    public static let requestDeviceApproval = Endpoint<DeviceApprovalRequestBody, DeviceApprovalTicketInfo>(
+        .post, "/v1/devices/approval-requests", .anyone, status: 201)
+    public static let claimDeviceApproval = Endpoint<DeviceApprovalClaim, AuthenticationResult>(
+        .post, "/v1/devices/approval-requests/claim", .anyone)
     public static let loginChallenge = Endpoint<LoginChallengeRequest, LoginChallenge>(.post, "/v1/login/challenge", .anyone)
     public static let login = Endpoint<LoginRequest, AuthenticationResult>(.post, "/v1/login", .anyone)
     public static let changePassword = Endpoint<ChangePasswordRequest, AuthenticationResult>(.post, "/v1/password/change", .sessionOrChangeToken)
@@ -121,10 +133,11 @@ public enum Endpoints {
 
     public static let all: [AnyEndpoint] = [
         health.erased, readiness.erased, metrics.erased, jwks.erased,
+        ssfConfiguration.erased, createStream.erased, readStreams.erased, updateStream.erased, deleteStream.erased, verifyStream.erased,
         createAPIKey.erased, apiKeys.erased, revokeAPIKey.erased,
         createUser.erased, users.erased, user.erased, deleteUser.erased, disableUser.erased, enableUser.erased, unlockUser.erased,
         issueActivationCode.erased, resetUser.erased, userDevices.erased, revokeDevice.erased, grantEnrollment.erased,
-        issueRegistrationCode.erased, registerDevice.erased,
+        issueRegistrationCode.erased, registerDevice.erased, requestDeviceApproval.erased, claimDeviceApproval.erased,
         activate.erased, loginChallenge.erased, login.erased, changePassword.erased, logout.erased, sessions.erased, revokeSession.erased, myDevices.erased, revokeMyDevice.erased,
         templateStatus.erased, optOut.erased, initiateIDV.erased, confirmIDV.erased, cancelIDV.erased, submitFrames.erased,
         submitDocument.erased, verdict.erased, documentImage.erased,

@@ -131,6 +131,13 @@ public struct DeviceInfo: Codable, Equatable, Sendable {
     public var createdAt: Date
     public var lastUsedAt: Date?
     public var revokedAt: Date?
+    /// `device_key` (a Custos app's or browser's key) or `passkey`.
+    public var keyKind: String?
+    /// The proof it was bound with: `activation`, `registration_code`, `password`,
+    /// `device_approval`, `passkey` or `unrecorded`; `password` answers at the password's level only.
+    public var boundBy: String?
+    /// The client address it was bound from.
+    public var boundFrom: String?
 
     enum CodingKeys: String, CodingKey {
         case name
@@ -140,9 +147,16 @@ public struct DeviceInfo: Codable, Equatable, Sendable {
         case createdAt = "created_at"
         case lastUsedAt = "last_used_at"
         case revokedAt = "revoked_at"
+        case keyKind = "key_kind"
+        case boundBy = "bound_by"
+        case boundFrom = "bound_from"
     }
 
-    public init(deviceID: String, userID: String, name: String, keyThumbprint: String, createdAt: Date, lastUsedAt: Date?, revokedAt: Date?) {
+    public init(deviceID: String, userID: String, name: String, keyThumbprint: String, createdAt: Date, lastUsedAt: Date?, revokedAt: Date?,
+                keyKind: String? = nil, boundBy: String? = nil, boundFrom: String? = nil) {
+        self.keyKind = keyKind
+        self.boundBy = boundBy
+        self.boundFrom = boundFrom
         self.deviceID = deviceID
         self.userID = userID
         self.name = name

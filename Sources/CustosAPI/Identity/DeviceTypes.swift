@@ -216,3 +216,53 @@ public struct RegisterDeviceRequest: Codable, Equatable, Sendable {
         self.devicePublicKey = devicePublicKey
     }
 }
+
+/// A new device asks the user's bound devices to approve it (number matching on a bound device).
+public struct DeviceApprovalRequestBody: Codable, Equatable, Sendable {
+    public var userID: String
+    public var deviceName: String
+    public var devicePublicKey: PublicKeyJWK
+
+    enum CodingKeys: String, CodingKey {
+        case userID = "user_id"
+        case deviceName = "device_name"
+        case devicePublicKey = "device_public_key"
+    }
+
+    public init(userID: String, deviceName: String, devicePublicKey: PublicKeyJWK) {
+        self.userID = userID
+        self.deviceName = deviceName
+        self.devicePublicKey = devicePublicKey
+    }
+}
+
+/// What the new device holds while it waits: the secret it claims with (shown once, never
+/// logged) and the number it shows for the user to type on a bound device.
+public struct DeviceApprovalTicketInfo: Codable, Equatable, Sendable {
+    public var requestToken: String
+    public var number: Int
+    public var expiresAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case number
+        case requestToken = "request_token"
+        case expiresAt = "expires_at"
+    }
+
+    public init(requestToken: String, number: Int, expiresAt: Date) {
+        self.requestToken = requestToken
+        self.number = number
+        self.expiresAt = expiresAt
+    }
+}
+
+/// The new device claims its binding once a bound device approved it.
+public struct DeviceApprovalClaim: Codable, Equatable, Sendable {
+    public var requestToken: String
+
+    enum CodingKeys: String, CodingKey {
+        case requestToken = "request_token"
+    }
+
+    public init(requestToken: String) { self.requestToken = requestToken }
+}

@@ -33,6 +33,8 @@ public struct CreateOIDCClientRequest: Codable, Equatable, Sendable {
     public var encryptionJWK: ClientJWK?
     /// A confidential client with this key authenticates by `private_key_jwt` and gets no secret.
     public var assertionJWK: ClientJWK?
+    /// `ES256` (default) or `RS256`: how the client's ID tokens are signed.
+    public var idTokenSignedResponseAlg: String?
 
     enum CodingKeys: String, CodingKey {
         case name, scopes
@@ -40,10 +42,12 @@ public struct CreateOIDCClientRequest: Codable, Equatable, Sendable {
         case redirectURIs = "redirect_uris"
         case encryptionJWK = "encryption_jwk"
         case assertionJWK = "assertion_jwk"
+        case idTokenSignedResponseAlg = "id_token_signed_response_alg"
     }
 
     public init(name: String, clientType: String, redirectURIs: [String], scopes: [String]? = nil, encryptionJWK: ClientJWK? = nil,
-                assertionJWK: ClientJWK? = nil) {
+                assertionJWK: ClientJWK? = nil, idTokenSignedResponseAlg: String? = nil) {
+        self.idTokenSignedResponseAlg = idTokenSignedResponseAlg
         self.name = name
         self.clientType = clientType
         self.redirectURIs = redirectURIs
@@ -64,6 +68,8 @@ public struct OIDCClientInfo: Codable, Equatable, Sendable {
     public var tokenEndpointAuthMethod: String
     public var encryptionJWK: ClientJWK?
     public var assertionJWK: ClientJWK?
+    /// `ES256` or `RS256`.
+    public var idTokenSignedResponseAlg: String?
     public var createdAt: Date
     public var clientSecret: String?
 
@@ -75,12 +81,15 @@ public struct OIDCClientInfo: Codable, Equatable, Sendable {
         case tokenEndpointAuthMethod = "token_endpoint_auth_method"
         case encryptionJWK = "encryption_jwk"
         case assertionJWK = "assertion_jwk"
+        case idTokenSignedResponseAlg = "id_token_signed_response_alg"
         case createdAt = "created_at"
         case clientSecret = "client_secret"
     }
 
     public init(clientID: String, name: String, clientType: String, redirectURIs: [String], scopes: [String], tokenEndpointAuthMethod: String,
-                encryptionJWK: ClientJWK?, assertionJWK: ClientJWK?, createdAt: Date, clientSecret: String? = nil) {
+                encryptionJWK: ClientJWK?, assertionJWK: ClientJWK?, idTokenSignedResponseAlg: String? = nil, createdAt: Date,
+                clientSecret: String? = nil) {
+        self.idTokenSignedResponseAlg = idTokenSignedResponseAlg
         self.clientID = clientID
         self.name = name
         self.clientType = clientType

@@ -119,8 +119,9 @@ public struct NotificationInfo: Codable, Equatable, Sendable {
     public var message: String
     public var actions: [NotificationAction]
     public var authorizationDetails: TransactionDetails?
-    /// With number matching: three numbers, one of them the relying party's; the user picks it.
-    public var numberChoices: [Int]?
+    /// With number matching: the user types the two-digit number the relying party (or the new
+    /// device asking to be bound) shows on its own screen; nothing here gives it away.
+    public var numberMatching: Bool
     public var status: NotificationStatus
     public var createdAt: Date
     public var expiresAt: Date
@@ -132,7 +133,7 @@ public struct NotificationInfo: Codable, Equatable, Sendable {
         case subject, message, actions, status
         case notificationUUID = "notification_uuid"
         case authorizationDetails = "authorization_details"
-        case numberChoices = "number_choices"
+        case numberMatching = "number_matching"
         case createdAt = "created_at"
         case expiresAt = "expires_at"
         case chosenAction = "chosen_action"
@@ -141,14 +142,14 @@ public struct NotificationInfo: Codable, Equatable, Sendable {
     }
 
     public init(notificationUUID: String, subject: String, message: String, actions: [NotificationAction],
-                authorizationDetails: TransactionDetails?, numberChoices: [Int]?, status: NotificationStatus, createdAt: Date,
+                authorizationDetails: TransactionDetails?, numberMatching: Bool, status: NotificationStatus, createdAt: Date,
                 expiresAt: Date, chosenAction: String? = nil, achievedLevel: AuthLevel? = nil, answeredAt: Date? = nil) {
         self.notificationUUID = notificationUUID
         self.subject = subject
         self.message = message
         self.actions = actions
         self.authorizationDetails = authorizationDetails
-        self.numberChoices = numberChoices
+        self.numberMatching = numberMatching
         self.status = status
         self.createdAt = createdAt
         self.expiresAt = expiresAt

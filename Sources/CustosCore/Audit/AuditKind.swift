@@ -66,6 +66,8 @@ public enum AuditKind: String, Sendable, CaseIterable {
     /// password (a sign-in's fallback) or a registration code; the device id and the proof's
     /// kind, never the proof.
     case deviceRegistered = "device.registered"
+    /// A device bound by the password alone, confirmed by a registration code or an approval.
+    case deviceConfirmed = "device.confirmed"
     /// A bound device signed its user in to an OpenID client (the client, the device and the
     /// `acr`; never the code).
     case oidcSignIn = "oidc.sign_in"

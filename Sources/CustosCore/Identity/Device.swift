@@ -18,9 +18,14 @@ public struct Device: Equatable, Sendable {
     /// The WebAuthn signature counter of the device's last sign-in assertion (0: the
     /// authenticator keeps none); an assertion must move it forward.
     public var signCount: UInt32
+    /// What proved the device could join the user.
+    public var boundBy: DeviceBinding
+    /// The client address the binding came from.
+    public var boundFrom: String?
 
     public init(id: String, userID: String, name: String, publicKeyJWK: String, keyThumbprint: String, createdAt: Date,
-                lastUsedAt: Date? = nil, passwordVerifiedAt: Date? = nil, revokedAt: Date? = nil, signCount: UInt32 = 0) {
+                lastUsedAt: Date? = nil, passwordVerifiedAt: Date? = nil, revokedAt: Date? = nil, signCount: UInt32 = 0,
+                boundBy: DeviceBinding = .activation, boundFrom: String? = nil) {
         self.id = id
         self.userID = userID
         self.name = name
@@ -31,6 +36,8 @@ public struct Device: Equatable, Sendable {
         self.passwordVerifiedAt = passwordVerifiedAt
         self.revokedAt = revokedAt
         self.signCount = signCount
+        self.boundBy = boundBy
+        self.boundFrom = boundFrom
     }
 
     public var isRevoked: Bool { revokedAt != nil }

@@ -20,13 +20,23 @@ public enum IdentityError: Error, Equatable, Sendable {
     /// Activation is for a user's first device; an active user binds more with a registration code.
     case userAlreadyActive
     case invalidRegistrationCode
-    /// The server binds new devices by registration code only.
+    /// The server binds new devices by registration code or approval only.
     case passwordRegistrationOff
+    /// Too many wrong passwords at password registration for this user: a new device needs a
+    /// registration code or the approval of a bound device.
+    case passwordRegistrationClosed
+    /// The session's device was bound by the password alone and does not answer for a bound
+    /// device until a registration code or an approval confirms it.
+    case deviceNotConfirmed
+    /// A device approval request that is still waiting for the user's answer.
+    case approvalPending
+    /// The user denied the device approval request, or it failed, expired or was used.
+    case approvalDenied(String)
     /// Too many failed device proofs from this client; try again after this many seconds.
     case throttled(retryAfter: Int)
 
     public enum Kind: Sendable {
-        case invalidInput, unauthenticated, forbidden, notFound, conflict, locked, throttled
+        case invalidInput, unauthenticated, forbidden, notFound, conflict, locked, throttled, pending
     }
 
     public var kind: Kind {
@@ -36,7 +46,8 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .userNotFound, .deviceNotFound, .sessionNotFound, .apiKeyNotFound: .notFound
         case .invalidActivationCode, .invalidNonce, .invalidSession, .invalidAPIKey: .unauthenticated
         case .invalidRegistrationCode: .unauthenticated
-        case .insufficientScope, .passwordRegistrationOff: .forbidden
+        case .insufficientScope, .passwordRegistrationOff, .passwordRegistrationClosed, .deviceNotConfirmed, .approvalDenied: .forbidden
+        case .approvalPending: .pending
         case .activationLocked: .locked
         case .throttled: .throttled
         }
@@ -63,6 +74,10 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .userAlreadyActive: "user_active"
         case .invalidRegistrationCode: "invalid_registration_code"
         case .passwordRegistrationOff: "password_registration_off"
+        case .passwordRegistrationClosed: "password_registration_closed"
+        case .deviceNotConfirmed: "device_not_confirmed"
+        case .approvalPending: "approval_pending"
+        case .approvalDenied: "approval_denied"
         case .throttled: "too_many_attempts"
         }
     }
@@ -87,7 +102,11 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .userNotActive: "The user is not active."
         case .userAlreadyActive: "The user is already activated: bind another device with a registration code, or reset the user to start over."
         case .invalidRegistrationCode: "The registration code is wrong, used, expired or another user's."
-        case .passwordRegistrationOff: "This server binds new devices with a registration code only."
+        case .passwordRegistrationOff: "This server binds new devices with a registration code or the approval of a bound device, not the password alone."
+        case .passwordRegistrationClosed: "Too many wrong passwords: bind this device with a registration code or the approval of a bound device."
+        case .deviceNotConfirmed: "This device was bound with the password alone: confirm it with a registration code or the approval of a bound device first."
+        case .approvalPending: "The request waits for the user's answer on a bound device; ask again shortly."
+        case .approvalDenied(let why): "The device was not approved: \(why)."
         case .throttled(let seconds): "Too many failed device proofs from this client; try again in \(seconds) s."
         }
     }

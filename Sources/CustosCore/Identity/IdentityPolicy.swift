@@ -14,9 +14,16 @@ public struct IdentityPolicy: Sendable, Equatable {
     public var activationCodeLifetime: TimeInterval = 72 * 3600
     /// How long a registration code (a new device for an active user) stays usable.
     public var registrationCodeLifetime: TimeInterval = 24 * 3600
-    /// Whether a new device may be bound with the user's password (the fallback of a sign-in
-    /// on an unbound device); off: registration codes only.
-    public var passwordRegistration = true
+    /// Whether a new device may be bound with the user's password alone (the fallback of a
+    /// sign-in on an unbound device). Off by default: a new device binds with a registration
+    /// code or the approval of a device already bound. A device bound by the password proves
+    /// only the password (`DeviceBinding.password`) until one of those confirms it.
+    public var passwordRegistration = false
+    /// Wrong passwords at password registration for one user, from every address together,
+    /// before password registration closes for that user (403 `password_registration_closed`)
+    /// until a registration code or an approval binds a device, or an administrator unlocks
+    /// the user. The user's bound devices are never locked out by them.
+    public var passwordRegistrationFailures: Int64 = 10
     /// Wrong activation codes tolerated per user from one client address within
     /// `lockoutBase`; more answer `activation_locked` to that address only.
     public var activationAttempts: Int64 = 5

@@ -49,7 +49,7 @@ extension IdentityService {
         // Hashed once the code is known to be right, and outside the transaction (it is slow).
         let passwordHash = try hasher.hash(password)
         let device = Device(id: newID(), userID: userID, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint,
-                            createdAt: now, lastUsedAt: now, passwordVerifiedAt: now)
+                            createdAt: now, lastUsedAt: now, passwordVerifiedAt: now, boundBy: .activation, boundFrom: client)
         // One transaction: the code is never burned without the password set and the device
         // bound (a key already in use undoes it all), and of concurrent activations with one
         // code exactly one consumes it.
@@ -69,6 +69,7 @@ extension IdentityService {
             var details = ["device_id": device.id, "proof": "activation_code"]
             if let client { details["client"] = client }
             try audit?.record(.deviceRegistered, userID: userID, details: details)
+            try signalBinding(device, now: now)
             return try openSession(userID: userID, deviceID: device.id, now: now)
         }
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: device,

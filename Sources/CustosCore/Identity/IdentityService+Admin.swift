@@ -56,7 +56,7 @@ extension IdentityService {
                 unbound += 1
                 try audit?.record(.deviceRevoked, userID: id, details: [AuditActor.detail: actor, "device_id": device.id, "reason": "reset"])
             }
-            try endCredentials(id, now: now)
+            try endCredentials(id, reason: "the user was reset: every device unbound", initiatingEntity: "admin", now: now)
             try resetAllAttempts(id)
             let code = try issueCode(for: id, now: now)
             try audit?.record(.userReset, userID: id, details: [AuditActor.detail: actor, "devices_unbound": String(unbound)])
@@ -74,7 +74,11 @@ extension IdentityService {
         return ActivationCode(userID: userID, code: code, expiresAt: expiresAt)
     }
 
-    static func activationCounter(_ userID: String) -> String { "activation:" + userID }
+    /// Every per-user count of wrong activation codes starts with it: housekeeping sweeps those
+    /// that stopped counting an activation code's lifetime ago (an unknown user id's too).
+    public static let activationCounterPrefix = "activation:"
+
+    static func activationCounter(_ userID: String) -> String { activationCounterPrefix + userID }
 
     /// The user's wrong codes from one client address: a throttle counter, so housekeeping sweeps
     /// it once its window passed (an unknown user id's too), and ending in `:<user id>`, so it
@@ -109,7 +113,7 @@ extension IdentityService {
         try store.atomically {
             if disabled {
                 try store.changeUser(id: userID, .disable)
-                try endCredentials(userID, now: clock.now())
+                try endCredentials(userID, reason: "the user was disabled", initiatingEntity: "admin", now: clock.now())
             } else {
                 // Enabling a user that was not disabled changes nothing, and records nothing.
                 guard try store.changeUser(id: userID, .enable) else { return }
@@ -135,6 +139,8 @@ extension IdentityService {
     public func deleteUser(id: String, actor: String) throws {
         try InputRules.checkUserID(id)
         try store.atomically {
+            // Told while the user (and who created it) is still there.
+            try signals?.emit(.sessionRevoked(id, reason: "the user was deleted", initiatingEntity: "admin"), now: clock.now())
             guard try store.deleteUser(id: id) else { throw IdentityError.userNotFound }
             try audit?.record(.userDeleted, userID: id, details: [AuditActor.detail: actor])
         }
@@ -154,6 +160,10 @@ extension IdentityService {
             guard try store.revokeDevice(id: deviceID, at: now) else { return }
             try store.revokeGrants(userID: userID, deviceID: deviceID, at: now)
             try audit?.record(.deviceRevoked, userID: userID, details: [AuditActor.detail: actor, "device_id": deviceID])
+            let entity = actor.hasPrefix("session:") ? "user" : "admin"
+            try signals?.emit(.sessionRevoked(userID, reason: "a device was unbound", initiatingEntity: entity, deviceID: deviceID), now: now)
+            try signals?.emit(.credentialChange(userID, credentialType: "app", changeType: "revoke", initiatingEntity: entity,
+                                                extra: ["device_id": deviceID, "friendly_name": device.name]), now: now)
         }
     }
 }

@@ -31,15 +31,23 @@ extension IdentityService {
         return RegistrationCode(code: code, expiresAt: expiresAt)
     }
 
+    /// The count of wrong passwords at password registration for `userID`, all addresses
+    /// together; not swept with the throttles (a proof or an unlock resets it).
+    static func passwordRegistrationKey(_ userID: String) -> String { "password_registration:" + userID }
+
     /// Binds a new device to an active user and opens a session, proved by the password
-    /// (refused when `policy.passwordRegistration` is off) or by a registration code (single use).
+    /// (refused unless `policy.passwordRegistration` is on) or by a registration code (single
+    /// use). A registration code presented with the key of a device this user bound by the
+    /// password alone confirms that device instead.
     ///
     /// No device proves who sends a password here, so a wrong one must not lock the user (anyone
     /// who knows the user id could): failures count per user and client address, and per client
-    /// address (`LoginThrottle`, 429 when spent), never against the user's attempts. A wrong
-    /// password, an unknown, inactive or locked user all answer 401 in the same time (one
-    /// Argon2id verification each). An expired password still binds the device and answers 110
-    /// with a password change token.
+    /// address (`LoginThrottle`, 429 when spent), never against the user's attempts; past
+    /// `policy.passwordRegistrationFailures` for the user from all addresses together, password
+    /// registration closes for that user only (the bound devices go on). A wrong password, an
+    /// unknown, inactive or locked user all answer 401 in the same time (one Argon2id
+    /// verification each). An expired password still binds the device and answers 110 with a
+    /// password change token.
     public func registerDevice(userID: String, proof: DeviceRegistrationProof, deviceName: String, deviceKey: DevicePublicKey,
                                client: String? = nil) throws -> AuthenticationOutcome {
         try InputRules.checkUserID(userID)
@@ -47,8 +55,7 @@ extension IdentityService {
         let thumbprint = try keys.thumbprint(of: deviceKey)
         let now = clock.now()
         let user = try store.user(id: userID)
-        let device = Device(id: newID(), userID: userID, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint,
-                            createdAt: now, lastUsedAt: now)
+        let binding: DeviceBinding
         var passwordExpired = false
         switch proof {
         case .registrationCode(let code):
@@ -57,6 +64,7 @@ extension IdentityService {
                   try store.peek(purpose: Purpose.deviceRegistration, digest: digester.digest(code), now: now)?.subject == userID else {
                 throw IdentityError.invalidRegistrationCode
             }
+            binding = .registrationCode
         case .password(let password):
             guard policy.passwordRegistration else { throw IdentityError.passwordRegistrationOff }
             try InputRules.checkPasswordLength(password, field: "password")
@@ -64,36 +72,75 @@ extension IdentityService {
             if let wait = try throttle.retryAfter(deviceID: throttleKey, client: client, now: now) {
                 throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
             }
+            let userKey = Self.passwordRegistrationKey(userID)
+            let closed = try user != nil && store.value(userKey) >= policy.passwordRegistrationFailures
             // One Argon2id verification, real or dummy: the same time for every answer.
             let verified = try hasher.verify(password, encoded: user?.passwordHash ?? dummyPasswordHash)
+            if closed { throw IdentityError.passwordRegistrationClosed }
             guard let user, user.status == .active, !user.isLocked(at: now), verified, user.passwordHash != nil else {
                 let left = try throttle.recordFailure(deviceID: throttleKey, client: client, now: now)
+                if user != nil { _ = try store.increment(userKey, limit: policy.passwordRegistrationFailures, now: now) }
                 return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left)
             }
             passwordExpired = policy.passwordExpired(user, at: now)
+            binding = .password
         }
-        let opened = try store.atomically { () -> (Session, String)? in
+        let device = Device(id: newID(), userID: userID, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint,
+                            createdAt: now, lastUsedAt: now, boundBy: binding, boundFrom: client)
+        let opened = try store.atomically { () -> (Device, Session, String)? in
             if case .registrationCode(let code) = proof {
                 guard try store.consume(purpose: Purpose.deviceRegistration, digest: digester.digest(code), now: now) != nil else {
                     throw IdentityError.invalidRegistrationCode
                 }
+                try store.reset(Self.passwordRegistrationKey(userID))
             }
-            do {
-                try store.addDevice(device)
-            } catch StoreError.duplicate {
-                throw IdentityError.deviceKeyInUse
-            }
-            try audit?.record(.deviceRegistered, userID: userID, details: [
-                "device_id": device.id, "proof": { if case .password = proof { "password" } else { "registration_code" } }(),
-            ])
+            let bound = try bind(device, confirming: binding.isConfirmed, now: now)
             // An expired password binds the device but opens no session: it must be changed first.
-            return passwordExpired ? nil : try openSession(userID: userID, deviceID: device.id, now: now)
+            guard !passwordExpired else { return nil }
+            let (session, token) = try openSession(userID: userID, deviceID: bound.id, now: now)
+            return (bound, session, token)
         }
-        guard let (session, token) = opened else {
+        guard let (bound, session, token) = opened else {
             return AuthenticationOutcome(status: .passwordExpired, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: device,
                                          passwordChangeToken: try issuePasswordChangeToken(userID, now: now))
         }
-        return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: device,
+        return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: bound,
                                      session: session, sessionToken: token)
+    }
+
+    /// Tells the relying parties a device was bound (CAEP `credential-change`, `create`): which,
+    /// by what proof, from which address.
+    func signalBinding(_ device: Device, now: Date) throws {
+        var extra = ["device_id": device.id, "friendly_name": device.name, "binding": device.boundBy.rawValue]
+        if let from = device.boundFrom { extra["client_address"] = from }
+        try signals?.emit(.credentialChange(device.userID, credentialType: device.boundBy == .passkey ? "fido2-platform" : "app",
+                                            changeType: "create", initiatingEntity: "user", extra: extra), now: now)
+    }
+
+    /// Adds `device` with its audit event (inside the caller's transaction); a key already
+    /// bound is refused, unless `confirming` and it is this user's device bound by the password
+    /// alone, which the proof now confirms (the device is returned as stored).
+    func bind(_ device: Device, confirming: Bool, details extra: [String: String] = [:], now: Date) throws -> Device {
+        do {
+            try store.addDevice(device)
+        } catch StoreError.duplicate {
+            guard confirming,
+                  let existing = try store.devices(userID: device.userID).first(where: { $0.keyThumbprint == device.keyThumbprint }),
+                  existing.boundBy == .password, !existing.isRevoked,
+                  try store.confirmDevice(id: existing.id, by: device.boundBy) else {
+                throw IdentityError.deviceKeyInUse
+            }
+            try audit?.record(.deviceConfirmed, userID: device.userID, details: [
+                "device_id": existing.id, "proof": device.boundBy.rawValue, "client": device.boundFrom ?? "-",
+            ].merging(extra) { first, _ in first })
+            var confirmed = existing
+            confirmed.boundBy = device.boundBy
+            return confirmed
+        }
+        try audit?.record(.deviceRegistered, userID: device.userID, details: [
+            "device_id": device.id, "proof": device.boundBy.rawValue, "client": device.boundFrom ?? "-",
+        ].merging(extra) { first, _ in first })
+        try signalBinding(device, now: now)
+        return device
     }
 }

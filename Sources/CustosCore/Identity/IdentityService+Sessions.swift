@@ -23,6 +23,8 @@ extension IdentityService {
         switch authorization {
         case .session(let session):
             guard session.userID == userID else { throw IdentityError.invalidSession }
+            // A device the password alone bound cannot replace the password it was bound with.
+            try requireConfirmedDevice(session)
         case .changeToken(let token):
             try InputRules.checkToken(token, field: "password_change_token")
             guard let issued = try store.consume(purpose: Purpose.passwordChange, digest: digester.digest(token), now: now),
@@ -42,7 +44,8 @@ extension IdentityService {
         let keep: String? = if case .session(let session) = authorization { session.id } else { nil }
         try store.atomically {
             try store.changeUser(id: userID, .password(hash: newHash, at: now))
-            try endCredentials(userID, keepingSession: keep, now: now)
+            try endCredentials(userID, keepingSession: keep, reason: "the password changed", initiatingEntity: "user", now: now)
+            try signals?.emit(.credentialChange(userID, credentialType: "password", changeType: "update", initiatingEntity: "user"), now: now)
         }
         try attempts.reset(userID)
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts))
@@ -93,10 +96,21 @@ extension IdentityService {
         guard let device = try store.device(id: deviceID), device.userID == session.userID, !device.isRevoked else {
             throw IdentityError.deviceNotFound
         }
+        // A device the password alone bound unbinds only itself, never the user's real devices.
+        if deviceID != session.deviceID { try requireConfirmedDevice(session) }
         let outcome = try verifyStepUpPassword(userID: session.userID, password: password)
         guard outcome.status == .success || outcome.status == .passwordExpired else { return outcome }
         try revokeDevice(userID: session.userID, deviceID: deviceID, actor: "session:" + session.id)
         return AuthenticationOutcome(status: .success, userID: session.userID, attemptsLeft: outcome.attemptsLeft, device: device)
+    }
+
+    /// Throws `deviceNotConfirmed` unless the session's device was bound by more than the
+    /// password alone (see `DeviceBinding`): what only a bound device may do (answer for one,
+    /// approve or unbind another, change the password, enrol or delete the face template).
+    public func requireConfirmedDevice(_ session: Session) throws {
+        guard let device = try store.device(id: session.deviceID), device.boundBy.isConfirmed else {
+            throw IdentityError.deviceNotConfirmed
+        }
     }
 
     /// Ends one of the user's sessions.

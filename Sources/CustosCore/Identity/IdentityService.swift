@@ -23,6 +23,8 @@ public final class IdentityService: Sendable {
     let throttle: LoginThrottle
     /// Where lockouts are recorded.
     let audit: AuditTrail?
+    /// Tells the relying parties' Shared Signals streams what ended or changed.
+    public let signals: SecurityEventTransmitter?
     /// A hash of a random password, verified against when the user is unknown so that an
     /// unknown user costs the same time as a wrong password.
     let dummyPasswordHash: String
@@ -36,7 +38,9 @@ public final class IdentityService: Sendable {
     }
 
     public init(store: any Storage, hasher: any PasswordHasher, keys: any DeviceKeyVerifier, digester: any SecretDigester,
-                random: any RandomSource, clock: any Clock, policy: IdentityPolicy, audit: AuditTrail? = nil) throws {
+                random: any RandomSource, clock: any Clock, policy: IdentityPolicy, audit: AuditTrail? = nil,
+                signals: SecurityEventTransmitter? = nil) throws {
+        self.signals = signals
         self.store = store
         self.hasher = hasher
         self.keys = keys
@@ -92,7 +96,7 @@ public final class IdentityService: Sendable {
                 // A lock ends for good what the user's credentials gave: an unlock revives no session.
                 try store.atomically {
                     try store.changeUser(id: userID, .lock(until: until))
-                    try endCredentials(userID, now: now)
+                    try endCredentials(userID, reason: "the user was locked after too many failed attempts", initiatingEntity: "policy", now: now)
                     try audit?.record(.lockout, userID: userID, details: ["lockout_count": String(user.lockoutCount + 1),
                                                                          "locked_until": ISO8601DateFormatter().string(from: until)])
                 }
@@ -107,9 +111,11 @@ public final class IdentityService: Sendable {
     }
 
     /// Ends everything the user's credentials gave: every session (but `keepingSession`) and every
-    /// OIDC grant, with the refresh and access tokens issued from it. For a lock, a disable, a
-    /// reset and a password change; call it inside the change's `atomically`.
-    func endCredentials(_ userID: String, keepingSession: String? = nil, now: Date) throws {
+    /// OIDC grant, with the refresh and access tokens issued from it, and tells the relying
+    /// parties (CAEP `session-revoked`, with `reason`). For a lock, a disable, a reset and a
+    /// password change; call it inside the change's `atomically`.
+    func endCredentials(_ userID: String, keepingSession: String? = nil, reason: String, initiatingEntity: String, now: Date) throws {
+        try signals?.emit(.sessionRevoked(userID, reason: reason, initiatingEntity: initiatingEntity), now: now)
         if let keepingSession {
             for other in try store.sessions(userID: userID) where other.id != keepingSession { _ = try store.deleteSession(id: other.id) }
         } else {
@@ -137,5 +143,6 @@ public final class IdentityService: Sendable {
     func resetAllAttempts(_ userID: String) throws {
         try attempts.reset(userID)
         try biometricAttempts.reset(userID)
+        try store.reset(Self.passwordRegistrationKey(userID))
     }
 }

@@ -29,10 +29,14 @@ public struct OIDCClient: Equatable, Sendable {
     public var encryptionJWK: String?
     /// The public EC P-256 JWK (JSON) that verifies the client's `private_key_jwt` assertions.
     public var assertionJWK: String?
+    /// How its ID tokens are signed (`id_token_signed_response_alg`, OpenID Connect Dynamic
+    /// Client Registration §2): ES256 unless the client asks for RS256.
+    public var idTokenAlgorithm: SigningAlgorithm
     public var createdAt: Date
 
     public init(id: String, name: String, kind: Kind, secretDigest: Data? = nil, redirectURIs: [String], scopes: [String],
-                encryptionJWK: String? = nil, assertionJWK: String? = nil, createdAt: Date) {
+                encryptionJWK: String? = nil, assertionJWK: String? = nil, idTokenAlgorithm: SigningAlgorithm = .es256, createdAt: Date) {
+        self.idTokenAlgorithm = idTokenAlgorithm
         self.id = id
         self.name = name
         self.kind = kind
@@ -53,9 +57,11 @@ public struct OIDCClientDraft: Sendable {
     public var scopes: [String]
     public var encryptionJWK: String?
     public var assertionJWK: String?
+    public var idTokenAlgorithm: SigningAlgorithm
 
     public init(name: String, kind: OIDCClient.Kind, redirectURIs: [String], scopes: [String] = ["openid", "offline_access"],
-                encryptionJWK: String? = nil, assertionJWK: String? = nil) {
+                encryptionJWK: String? = nil, assertionJWK: String? = nil, idTokenAlgorithm: SigningAlgorithm = .es256) {
+        self.idTokenAlgorithm = idTokenAlgorithm
         self.name = name
         self.kind = kind
         self.redirectURIs = redirectURIs

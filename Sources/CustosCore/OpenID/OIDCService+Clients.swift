@@ -26,7 +26,7 @@ extension OIDCService {
         }
         let client = OIDCClient(id: OIDCClient.idPrefix + random.hexID(bytes: 12), name: name, kind: draft.kind, secretDigest: secret.map(digester.digest),
                                 redirectURIs: draft.redirectURIs, scopes: scopes, encryptionJWK: encryptionJWK, assertionJWK: assertionJWK,
-                                createdAt: clock.now())
+                                idTokenAlgorithm: draft.idTokenAlgorithm, createdAt: clock.now())
         try store.atomically {
             try store.saveOIDCClient(client)
             try audit?.record(.oidcClientCreated, userID: nil, details: [AuditActor.detail: actor, "client_id": client.id,

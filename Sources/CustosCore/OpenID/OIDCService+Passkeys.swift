@@ -56,11 +56,12 @@ extension OIDCService {
         }
         let device = Device(id: "pk_" + credential.credentialID.base64URLEncodedString, userID: userID, name: deviceName,
                             publicKeyJWK: credential.publicKey.jwkJSON, keyThumbprint: try identity.keys.thumbprint(of: credential.publicKey),
-                            createdAt: now, signCount: credential.signCount)
+                            createdAt: now, signCount: credential.signCount, boundBy: .passkey)
         do {
             try store.atomically {
                 try store.addDevice(device)
                 try audit?.record(.deviceRegistered, userID: userID, details: ["device_id": device.id, "proof": "passkey_" + credential.format])
+                try identity.signalBinding(device, now: now)
             }
         } catch StoreError.duplicate {
             throw IdentityError.deviceKeyInUse

@@ -129,7 +129,7 @@ extension OIDCService {
             "iat": issuedAt, "exp": issuedAt + policy.accessTokenLifetime, "jti": random.hexID(bytes: 16),
             "auth_time": Int(grant.authTime.timeIntervalSince1970), "acr": grant.level.acr, "sid": grant.id,
         ]
-        var idToken = try signer.sign(payload: try Self.json(idClaims), type: "JWT", now: now)
+        var idToken = try signer.sign(payload: try Self.json(idClaims), type: "JWT", algorithm: client.idTokenAlgorithm, now: now)
         if grant.encryptIDToken {
             guard let key = client.encryptionJWK else { throw OAuthError(.invalidGrant, "the client's encryption key was removed") }
             idToken = try clientKeys.encrypt(Data(idToken.utf8), contentType: "JWT", to: key)

@@ -33,8 +33,11 @@ public final class OIDCService: Sendable {
         self.policy = policy
     }
 
-    /// The level a bound device's sign-in proves: a signature by its key (see `Assurance`).
-    public static let deviceSignInLevel: AuthLevel = .deviceSignature
+    /// The level a bound device's sign-in proves (see `Assurance`): a signature by its key, or,
+    /// for a key the password alone bound, no more than the password did.
+    public static func signInLevel(of device: Device) -> AuthLevel {
+        device.boundBy.isConfirmed ? .deviceSignature : .password
+    }
     public static let supportedScopes = ["openid", "offline_access"]
 
     // MARK: Authorization requests
@@ -54,23 +57,25 @@ public final class OIDCService: Sendable {
             throw AuthorizationRequestError(OAuthError(.loginRequired, "a bound device's sign-in prompts the user (prompt=none cannot be met)"),
                                             redirectURI: request.redirectURI, state: request.state)
         }
-        // acr_values asking more than a device's signature proves end here: the sign-in would
-        // claim less, and the client asked for more (OpenID Connect Core 3.1.2.6).
-        if !request.acrValues.isEmpty, !request.acrValues.contains(where: Assurance.of(Self.deviceSignInLevel).meets(acr:)) {
-            throw AuthorizationRequestError(
-                OAuthError(.unmetAuthenticationRequirements,
-                           "a bound device's sign-in proves \(Self.deviceSignInLevel.acr); acr_values asks for \(request.acrValues.joined(separator: " "))"),
-                redirectURI: request.redirectURI, state: request.state)
-        }
         let now = clock.now()
         let device = try signInDevice(deviceID, now: now)
+        // acr_values asking more than this device's signature proves end here: the sign-in would
+        // claim less, and the client asked for more (OpenID Connect Core 3.1.2.6).
+        let level = Self.signInLevel(of: device)
+        if !request.acrValues.isEmpty, !request.acrValues.contains(where: Assurance.of(level).meets(acr:)) {
+            throw AuthorizationRequestError(
+                OAuthError(.unmetAuthenticationRequirements,
+                           "this device's sign-in proves \(level.acr); acr_values asks for \(request.acrValues.joined(separator: " "))"),
+                redirectURI: request.redirectURI, state: request.state)
+        }
         let challenge = Data(random.bytes(count: 32))
         let pending = PendingAuthorization(id: "az_" + random.hexID(bytes: 16), request: request, userID: device.userID, deviceID: device.id,
                                            challengeDigest: digester.digest(bytes: challenge), createdAt: now,
                                            expiresAt: now.addingTimeInterval(policy.challengeLifetime))
         try store.createPendingAuthorization(pending)
         return DeviceSignInChallenge(authorizationID: pending.id, challenge: challenge, rpID: policy.rpID, origin: policy.origin,
-                                     userID: device.userID, clientName: client?.name ?? request.clientID, expiresAt: pending.expiresAt)
+                                     userID: device.userID, clientName: client?.name ?? request.clientID, expiresAt: pending.expiresAt,
+                                     userVerification: device.boundBy == .passkey ? "required" : "preferred")
     }
 
     /// The second step: the device's assertion over the challenge. One attempt per challenge:
@@ -90,7 +95,10 @@ public final class OIDCService: Sendable {
         do {
             guard assertion.credentialID == device.id else { throw WebAuthnFailure.malformed("the credential is not the device that was challenged") }
             let count = try webAuthn.verify(assertion, challengeDigest: pending.challengeDigest, key: try identity.keys.parse(jwkJSON: device.publicKeyJWK),
-                                            storedSignCount: device.signCount, requireUserVerification: false)
+                                            storedSignCount: device.signCount,
+                                            // A passkey's UV is WebAuthn's, required as its challenge says; a
+                                            // Custos device key's own UV bit is recorded, not required.
+                                            requireUserVerification: device.boundBy == .passkey)
             userVerifiedFlag = (try AuthenticatorData(parsing: assertion.authenticatorData)).flags & AuthenticatorData.userVerified != 0
             guard try store.advanceSignCount(deviceID: device.id, to: count) else {
                 throw WebAuthnFailure.counterWentBack(stored: device.signCount, presented: count)
@@ -102,7 +110,7 @@ public final class OIDCService: Sendable {
         try store.touchDevice(id: device.id, at: now, passwordVerified: false)
         let request = pending.request
         let grant = OIDCGrant(id: "gr_" + random.hexID(bytes: 16), clientID: request.clientID, userID: device.userID, deviceID: device.id,
-                              scope: request.scope, nonce: request.nonce, authTime: now, level: Self.deviceSignInLevel,
+                              scope: request.scope, nonce: request.nonce, authTime: now, level: Self.signInLevel(of: device),
                               encryptIDToken: request.encryptIDToken, createdAt: now)
         let code = "ac_" + Data(random.bytes(count: 32)).base64URLEncodedString
         try store.atomically {
@@ -150,6 +158,9 @@ public struct DeviceSignInChallenge: Equatable, Sendable {
     /// The client's name, for the device to show ("Sign in to …").
     public var clientName: String
     public var expiresAt: Date
+    /// WebAuthn's `userVerification`: `required` for a passkey (its UV is checked), `preferred`
+    /// for a Custos device key (its UV bit is the app's word: recorded, not required).
+    public var userVerification: String
 }
 
 /// An authorization code for the client's redirect URI.

@@ -133,6 +133,10 @@ public struct WebAuthnVerifier: Sendable {
         guard data.rpIDHash == digester.digest(bytes: Data(rpID.utf8)) else { throw WebAuthnFailure.wrongRelyingParty }
         guard data.flags & AuthenticatorData.userPresent != 0 else { throw WebAuthnFailure.userNotPresent }
         if requireUserVerification, data.flags & AuthenticatorData.userVerified == 0 { throw WebAuthnFailure.userNotVerified }
+        // §7.2 step 17: a credential that cannot be backed up cannot be backed up now.
+        if data.flags & AuthenticatorData.backupEligible == 0, data.flags & AuthenticatorData.backedUp != 0 {
+            throw WebAuthnFailure.malformed("the authenticator data sets BS (backed up) without BE (backup eligible)")
+        }
         let signed = [UInt8](assertion.authenticatorData) + [UInt8](digester.digest(bytes: assertion.clientDataJSON))
         guard keys.verify(derSignature: [UInt8](assertion.signature), message: signed, key: key) else { throw WebAuthnFailure.badSignature }
         if data.signCount != 0 || storedSignCount != 0, data.signCount <= storedSignCount {

@@ -37,6 +37,10 @@ public protocol DeviceStore: Sendable {
     /// Records a login: sets `lastUsedAt`, and `passwordVerifiedAt` too when the password was
     /// part of it.
     func touchDevice(id: String, at: Date, passwordVerified: Bool) throws
+    /// Records that a device bound by the password alone was confirmed by `binding`; false
+    /// when it is not such a device (any more), or revoked.
+    @discardableResult
+    func confirmDevice(id: String, by binding: DeviceBinding) throws -> Bool
 }
 
 /// Sessions, found by the digest of their bearer token.

@@ -4,20 +4,47 @@ import Foundation
 /// Connect tokens reuse it) as compact JWS with ES256, under the active key of one key ring
 /// whose public keys anyone can fetch (`/.well-known/jwks.json`) to verify offline.
 public protocol TokenSigner: Sendable {
-    /// `payload` (JSON claims) signed under the key active at `now`, with its `kid` and `typ`
-    /// in the header.
-    func sign(payload: Data, type: String, now: Date) throws -> String
+    /// `payload` (JSON claims) signed with `algorithm` under that family's key active at
+    /// `now`, with its `kid` and `typ` in the header.
+    func sign(payload: Data, type: String, algorithm: SigningAlgorithm, now: Date) throws -> String
     /// The JSON Web Key Set of every key a verifier may meet at `now`: the active one, keys
     /// published before they sign, and retired keys until what they signed has expired.
     func publicKeySet(now: Date) throws -> Data
-    /// Adds a new key that signs from `now + publishFor` (published at once, so verifiers
-    /// fetch it before they meet it); older keys stay published for `retainFor` after that,
-    /// then leave the set. Returns the new key id.
+    /// Adds a new key of each algorithm that signs from `now + publishFor` (published at once,
+    /// so verifiers fetch it before they meet it); older keys stay published for `retainFor`
+    /// after that, then leave the set. Returns the new ES256 key id.
     @discardableResult
     func rotate(now: Date, publishFor: TimeInterval, retainFor: TimeInterval) throws -> String
     /// Verifies a token this key ring signed (under a key published at `now`); throws when the
     /// signature, the algorithm or the key id is wrong. Claims are the caller's to check.
     func verify(_ compact: String, now: Date) throws -> VerifiedToken
+}
+
+/// The JWS algorithms the key ring signs with: ES256 for everything, RS256 for the ID tokens of
+/// clients that ask for it (OpenID Connect Discovery §3 requires a provider to offer it).
+public enum SigningAlgorithm: String, Sendable, CaseIterable {
+    case es256 = "ES256"
+    case rs256 = "RS256"
+}
+
+extension TokenSigner {
+    /// Signed with ES256.
+    public func sign(payload: Data, type: String, now: Date) throws -> String {
+        try sign(payload: payload, type: type, algorithm: .es256, now: now)
+    }
+}
+
+/// How long a new signing key waits between being published and signing, so that a verifier
+/// never meets a token whose key its JWKS lacks.
+public enum KeyPublication {
+    /// How long verifiers may cache `/.well-known/jwks.json` (its `Cache-Control: max-age`).
+    public static let jwksMaxAge: TimeInterval = 60
+    /// How often each node rereads the key ring from the store.
+    public static let ringRefresh: TimeInterval = 30
+    /// The least time between publishing a key and signing with it: every node rereads the
+    /// ring, then every verifier's cached JWKS expires, with half a minute to spare for clocks
+    /// and slow fetches.
+    public static let minimum: TimeInterval = ringRefresh + jwksMaxAge + 30
 }
 
 /// A JWS whose signature verified: its `typ` and its payload.
@@ -70,7 +97,8 @@ public struct StoredSigningKey: Sendable, Equatable {
 public protocol SigningKeyStore: Sendable {
     /// Every key not yet retired at `now`, in the order they sign (by activation).
     func signingKeys(now: Date) throws -> [StoredSigningKey]
-    /// Adds `key` and sets the retirement of every other unretired key to `retireOthersAt`,
+    /// Adds `key` and sets the retirement of every other unretired key of its family (the
+    /// same first three characters of the kid: `sk_` ES256, `rk_` RS256) to `retireOthersAt`,
     /// in one transaction.
     func addSigningKey(_ key: StoredSigningKey, retireOthersAt: Date) throws
 }

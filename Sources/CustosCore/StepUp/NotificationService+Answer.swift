@@ -50,12 +50,13 @@ extension NotificationService {
                 var failed = notification
                 failed.status = .failed
                 failed.chosenAction = chosen.action
+                failed.answeredBy = deviceID
                 if try close(failed, numberMatched: false) == nil { try requireOpen(try find(notificationID)) }
                 throw StepUpError.numberMismatch
             }
             numberMatched = true
         }
-        let context = AnswerContext(notification: notification, action: chosen, numberMatched: numberMatched)
+        let context = AnswerContext(notification: notification, action: chosen, deviceID: deviceID, numberMatched: numberMatched)
         switch chosen.authLevel {
         case .none, .appDefined:
             return try finish(context)
@@ -73,6 +74,8 @@ extension NotificationService {
     struct AnswerContext {
         let notification: StepUpNotification
         let action: NotificationAction
+        /// The device whose session answers.
+        let deviceID: String
         let numberMatched: Bool?
 
         func reply(_ status: StatusCode, _ message: String, attemptsLeft: Int? = nil, stepUp: StepUpChallenge? = nil) -> NotificationAnswer {
@@ -108,14 +111,16 @@ extension NotificationService {
     private func answerWithDevice(_ context: AnswerContext, deviceID: String, signature: String?) throws -> NotificationAnswer {
         let challenge = StepUpChallenge(authLevel: .deviceSignature)
         let userID = context.notification.userID
+        guard let device = try store.device(id: deviceID), device.userID == userID, !device.isRevoked else {
+            throw StepUpError.noBoundDevice
+        }
+        // A key the password alone bound proves the password, not a bound device.
+        guard device.boundBy.isConfirmed else { throw IdentityError.deviceNotConfirmed }
         guard let signature else {
             return context.reply(.stepUpRequired, "Sign the notification with the device key.", stepUp: challenge)
         }
         guard let bytes = Data(base64URLEncoded: signature), bytes.count == 64 else {
             throw StepUpError.invalid("signature", "must be a 64-byte ES256 signature (r||s) in base64url")
-        }
-        guard let device = try store.device(id: deviceID), device.userID == userID, !device.isRevoked else {
-            throw StepUpError.noBoundDevice
         }
         let content = context.notification.signingContent(action: context.action.action)
         guard keys.verify(signature: Array(bytes), message: Array(content), key: try keys.parse(jwkJSON: device.publicKeyJWK)) else {
@@ -174,6 +179,7 @@ extension NotificationService {
         answered.status = .answered
         answered.chosenAction = context.action.action
         answered.achievedLevel = context.action.authLevel
+        answered.answeredBy = context.deviceID
         guard let closed = try close(answered, numberMatched: context.numberMatched) else {
             let current = try find(answered.id)
             try requireOpen(current)

@@ -51,14 +51,15 @@ public final class NotificationService: Sendable {
     let callbacks: any CallbackURLValidator
     public let policy: NotificationPolicy
     /// Rung when a final state's webhook or ping is in the outbox.
-    public let outboxBell = OutboxBell()
+    public let outboxBell: OutboxBell
 
     /// The `typ` of a step-up result's JWS.
     public static let resultType = "custos-step-up+jwt"
 
     public init(store: any Storage, identity: IdentityService, idv: IDVService?, keys: any DeviceKeyVerifier, digester: any SecretDigester,
                 random: any RandomSource, clock: any Clock, signer: (any TokenSigner)?, audit: AuditTrail,
-                callbacks: any CallbackURLValidator, policy: NotificationPolicy) {
+                callbacks: any CallbackURLValidator, policy: NotificationPolicy, outboxBell: OutboxBell = OutboxBell()) {
+        self.outboxBell = outboxBell
         self.store = store
         self.identity = identity
         self.idv = idv
@@ -77,28 +78,28 @@ public final class NotificationService: Sendable {
     /// Creates a notification for an existing user; refused when the key already has as many
     /// pending for the user, or in all, as the policy allows (push fatigue).
     public func create(_ draft: NotificationDraft, apiKeyID: String) throws -> StepUpNotification {
+        try create(draft, sender: apiKeyID, limitedPerSender: true)
+    }
+
+    /// Creates a notification the server itself sends (`sender`: not an API key, e.g.
+    /// `DeviceApprovalService.approvalSender`), limited per user like any sender's but not in all.
+    func create(_ draft: NotificationDraft, sender apiKeyID: String, limitedPerSender: Bool) throws -> StepUpNotification {
         try NotificationRules.check(draft, policy: policy, biometricsAvailable: idv != nil)
         _ = try identity.user(id: draft.userID)
         if let url = draft.callbackURL { try callbacks.validate(url) }
         if let ping = draft.ping { try callbacks.validate(ping.endpoint) }
         let now = clock.now()
-        var number: Int?
-        var choices: [Int]?
-        if draft.numberMatching {
-            let (chosen, shown) = numberChoices()
-            number = chosen
-            choices = shown
-        }
+        let number = draft.numberMatching ? 10 + random.uniform(below: 90) : nil
         let notification = StepUpNotification(
             id: random.hexID(bytes: 16), userID: draft.userID, apiKeyID: apiKeyID, subject: draft.subject, message: draft.message,
-            actions: draft.actions, details: draft.details, number: number, numberChoices: choices, callbackURL: draft.callbackURL,
+            actions: draft.actions, details: draft.details, number: number, callbackURL: draft.callbackURL,
             status: .pending, createdAt: now, expiresAt: now.addingTimeInterval(draft.lifetime ?? policy.defaultLifetime), ping: draft.ping)
         try store.atomically {
             // Counted per sender: one relying party cannot fill the user's slots for all.
             guard try store.openNotificationCount(userID: draft.userID, apiKeyID: apiKeyID, now: now) < policy.maximumPendingPerUser else {
                 throw StepUpError.tooMany("for this user from this API key")
             }
-            guard try store.openNotificationCount(apiKeyID: apiKeyID, now: now) < policy.maximumPendingPerKey else {
+            guard try !limitedPerSender || store.openNotificationCount(apiKeyID: apiKeyID, now: now) < policy.maximumPendingPerKey else {
                 throw StepUpError.tooMany("from this API key")
             }
             try store.createNotification(notification)
@@ -227,19 +228,5 @@ public final class NotificationService: Sendable {
                                     lastError: $0.lastError, nextAttemptAt: $0.state == .pending ? $0.nextAttemptAt : nil,
                                     deliveredAt: $0.deliveredAt)
             })
-    }
-
-    /// A two-digit number and three distinct choices that include it, in random order.
-    private func numberChoices() -> (Int, [Int]) {
-        var choices: [Int] = []
-        while choices.count < 3 {
-            let candidate = 10 + random.uniform(below: 90)
-            if !choices.contains(candidate) { choices.append(candidate) }
-        }
-        let chosen = choices[0]
-        for index in stride(from: choices.count - 1, to: 0, by: -1) {
-            choices.swapAt(index, random.uniform(below: index + 1))
-        }
-        return (chosen, choices)
     }
 }

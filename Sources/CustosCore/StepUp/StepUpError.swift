@@ -17,9 +17,9 @@ public struct StepUpError: Error, Equatable, Sendable {
     }
     public static let expired = StepUpError(kind: .gone, code: "notification_expired", message: "The notification has expired.")
     public static let numberMismatch = StepUpError(kind: .forbidden, code: "number_mismatch",
-                                                   message: "The number picked is not the one shown; the notification is closed.")
+                                                   message: "The number sent is not the one shown; the notification is closed.")
     public static let numberRequired = StepUpError(kind: .invalidInput, code: "number_required",
-                                                   message: "This notification uses number matching: send the number shown by the relying party.")
+                                                   message: "This notification uses number matching: type the number its sender shows.")
     public static let levelNotAllowed = StepUpError(kind: .invalidInput, code: "auth_level_not_allowed",
                                                     message: "auth_level 2 (app-defined) is not enabled on this server.")
     public static func tooMany(_ what: String) -> StepUpError {

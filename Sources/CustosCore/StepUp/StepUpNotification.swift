@@ -12,9 +12,8 @@ public struct StepUpNotification: Equatable, Sendable {
     public var message: String
     public var actions: [NotificationAction]
     public var details: TransactionDetails?
-    /// With number matching: the relying party's number, and the three the user chooses from.
+    /// With number matching: the number the relying party shows, which the user types.
     public var number: Int?
-    public var numberChoices: [Int]?
     public var callbackURL: String?
     public var status: NotificationStatus
     public var createdAt: Date
@@ -28,11 +27,13 @@ public struct StepUpNotification: Equatable, Sendable {
     public var signedResult: String?
     /// A CIBA request in ping mode: whom to ping when the notification is final.
     public var ping: CIBAPing?
+    /// The device whose session answered it.
+    public var answeredBy: String?
 
     public init(id: String, userID: String, apiKeyID: String, subject: String, message: String, actions: [NotificationAction],
-                details: TransactionDetails?, number: Int?, numberChoices: [Int]?, callbackURL: String?, status: NotificationStatus,
+                details: TransactionDetails?, number: Int?, callbackURL: String?, status: NotificationStatus,
                 createdAt: Date, expiresAt: Date, chosenAction: String? = nil, achievedLevel: AuthLevel? = nil, answeredAt: Date? = nil,
-                stepUpTransactionID: String? = nil, signedResult: String? = nil, ping: CIBAPing? = nil) {
+                stepUpTransactionID: String? = nil, signedResult: String? = nil, ping: CIBAPing? = nil, answeredBy: String? = nil) {
         self.id = id
         self.userID = userID
         self.apiKeyID = apiKeyID
@@ -41,7 +42,6 @@ public struct StepUpNotification: Equatable, Sendable {
         self.actions = actions
         self.details = details
         self.number = number
-        self.numberChoices = numberChoices
         self.callbackURL = callbackURL
         self.status = status
         self.createdAt = createdAt
@@ -52,6 +52,7 @@ public struct StepUpNotification: Equatable, Sendable {
         self.stepUpTransactionID = stepUpTransactionID
         self.signedResult = signedResult
         self.ping = ping
+        self.answeredBy = answeredBy
     }
 
     public func action(named name: String) -> NotificationAction? { actions.first { $0.action == name } }
@@ -84,17 +85,22 @@ public struct CIBAPing: Codable, Equatable, Sendable {
 
 /// One webhook to deliver: written with the state change it reports, in the same transaction,
 /// then claimed by one node at a time (a lease) and retried with backoff until it is delivered
-/// or the retries run out.
+/// or the retries run out. A notification's result or CIBA ping (`notificationID`), or a
+/// Security Event Token pushed to a relying party's stream (`streamID`, RFC 8935).
 public struct WebhookDelivery: Equatable, Sendable {
     public enum State: String, Sendable { case pending, delivered, failed }
 
     /// The idempotency id.
     public var id: String
-    public var notificationID: String
+    public var notificationID: String?
+    /// The Shared Signals stream a Security Event Token goes to.
+    public var streamID: String?
     public var apiKeyID: String
     public var url: String
-    /// What is POSTed (JSON), and what the signature covers.
+    /// What is POSTed, and what the signature covers.
     public var body: Data
+    /// `application/json`, or `application/secevent+jwt` for a Security Event Token.
+    public var contentType: String
     /// The `Authorization` header of a CIBA ping (`Bearer <client_notification_token>`).
     public var authorization: String?
     public var state: State
@@ -107,12 +113,17 @@ public struct WebhookDelivery: Equatable, Sendable {
     public var createdAt: Date
     public var deliveredAt: Date?
 
-    public init(id: String, notificationID: String, apiKeyID: String, url: String, body: Data, authorization: String? = nil,
-                state: State = .pending, attempts: Int = 0,
+    public static let json = "application/json"
+    public static let securityEvent = "application/secevent+jwt"
+
+    public init(id: String, notificationID: String?, streamID: String? = nil, apiKeyID: String, url: String, body: Data,
+                contentType: String = WebhookDelivery.json, authorization: String? = nil, state: State = .pending, attempts: Int = 0,
                 nextAttemptAt: Date, leaseOwner: String? = nil, leaseUntil: Date? = nil, lastStatus: Int? = nil, lastError: String? = nil,
                 createdAt: Date, deliveredAt: Date? = nil) {
         self.id = id
         self.notificationID = notificationID
+        self.streamID = streamID
+        self.contentType = contentType
         self.apiKeyID = apiKeyID
         self.url = url
         self.body = body

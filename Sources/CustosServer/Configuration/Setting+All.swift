@@ -89,7 +89,8 @@ extension Setting {
     public static let notifyRetentionDays = Setting.integer("notify_retention_days", 1...3650, help: "days answered and expired notifications, their signed results and webhook deliveries are kept (default 90)") { $0.notifications.retention = TimeInterval($1) * 86400 }
     public static let cibaInterval = Setting.integer("ciba_interval", 1...60, help: "seconds a CIBA client waits between polls of the token endpoint; faster is slow_down (default 5)") { $0.cibaInterval = $1 }
 
-    public static let passwordRegistration = Setting.boolean("password_registration", help: "let a new device of an active user be bound with the password (the sign-in fallback); off: registration codes only (default on)") { $0.identity.passwordRegistration = $1 }
+    public static let passwordRegistration = Setting.boolean("password_registration", help: "let a new device of an active user be bound with the password alone (the sign-in fallback); such a device proves the password only (acr 1) until a registration code confirms it (default off: registration codes and approval on a bound device)") { $0.identity.passwordRegistration = $1 }
+    public static let passwordRegistrationFailures = Setting.integer("password_registration_failures", 1...1000, help: "wrong passwords at password registration for one user, from all addresses together, before it closes for that user until a registration code, an approval or an unlock (default 10)") { $0.identity.passwordRegistrationFailures = Int64($1) }
     public static let oidcCodeLifetime = Setting.integer("oidc_code_lifetime", 1...600, help: "seconds an OpenID authorization code may wait for its exchange (default 60)") { $0.oidc.codeLifetime = TimeInterval($1) }
     public static let oidcAccessTokenLifetime = Setting.integer("oidc_access_token_lifetime", 60...86400, help: "seconds OpenID access and ID tokens live (default 300)") { $0.oidc.accessTokenLifetime = $1; $0.oidc.idTokenLifetime = $1 }
     public static let oidcRefreshTokenDays = Setting.integer("oidc_refresh_token_days", 1...365, help: "days an OpenID refresh token lives unused; each refresh rotates it (default 30)") { $0.oidc.refreshTokenLifetime = TimeInterval($1) * 86400 }
@@ -107,7 +108,7 @@ extension Setting {
         .enrollment, .reenrollmentWindow, .takeMemoryDays, .documentRetentionDays, .issuer, .idvAudience, .idvResultDetail,
         .notifyMaxPendingPerUser, .notifyMaxPendingPerKey, .notifyAppDefinedLevel, .webhookTimeout, .webhookConnectTimeout,
         .webhookMaxAttempts, .webhookBackoff, .webhookAllowPrivate, .notifyRetentionDays, .cibaInterval,
-        .passwordRegistration, .oidcCodeLifetime, .oidcAccessTokenLifetime, .oidcRefreshTokenDays, .webRoot,
+        .passwordRegistration, .passwordRegistrationFailures, .oidcCodeLifetime, .oidcAccessTokenLifetime, .oidcRefreshTokenDays, .webRoot,
     ]
 }
 

@@ -5,8 +5,16 @@ import Foundation
 
 /// What the app calls: activation, login, password change, sessions.
 enum DeviceRoutes {
-    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, identity: IdentityService) {
+    static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, identity: IdentityService,
+                         notifications: NotificationService?) {
         let policy = identity.policy
+        let approvals = notifications.map { DeviceApprovalService(identity: identity, notifications: $0) }
+        @Sendable func approvalService() throws -> DeviceApprovalService {
+            guard let approvals else {
+                throw HTTPError(status: 503, code: "notifications_unavailable", message: "Device approvals need notifications, which are not enabled on this server.")
+            }
+            return approvals
+        }
         routes.on(Endpoints.activate, groups.signIn) { context, body in
             let outcome = try identity.activate(
                 userID: body.userID, code: body.activationCode, password: body.password, deviceName: body.deviceName,
@@ -23,7 +31,19 @@ enum DeviceRoutes {
             let outcome = try identity.registerDevice(userID: body.userID, proof: proof, deviceName: body.deviceName,
                                                       deviceKey: try devicePublicKey(body.devicePublicKey),
                                                       client: context.request.remoteAddress?.limitKey)
+            if let device = outcome.device, outcome.status == .success || outcome.status == .passwordExpired {
+                try approvals?.announce(device)
+            }
             return WireMapping.outcome(outcome, policy: policy)
+        }
+        routes.on(Endpoints.requestDeviceApproval, groups.signIn) { context, body in
+            let ticket = try approvalService().request(userID: body.userID, deviceName: body.deviceName,
+                                                       deviceKey: try devicePublicKey(body.devicePublicKey),
+                                                       client: context.request.remoteAddress?.limitKey)
+            return DeviceApprovalTicketInfo(requestToken: ticket.requestToken, number: ticket.number, expiresAt: ticket.expiresAt)
+        }
+        routes.on(Endpoints.claimDeviceApproval, groups.signIn) { _, body in
+            WireMapping.outcome(try approvalService().claim(requestToken: body.requestToken), policy: policy)
         }
         routes.on(Endpoints.loginChallenge, groups.signIn) { _, body in
             let nonce = try identity.loginChallenge(userID: body.userID, deviceID: body.deviceID)

@@ -16,6 +16,7 @@ enum IDVRoutes {
             IDVWireMapping.templateStatus(try service().templateStatus(userID: context.caller.userID))
         }
         routes.on(Endpoints.optOut, groups.session) { context, _ in
+            try identity.requireConfirmedDevice(context.caller)
             let userID = context.caller.userID
             let deleted = try service().optOut(userID: userID)
             return IDVWireMapping.optOut(deleted: deleted, userID: userID, attemptsLeft: try identity.attemptsLeft(userID: userID, factor: .biometric))
@@ -31,6 +32,9 @@ enum IDVRoutes {
                                             + "workflow 9 starts from a notification action")
             }
             let idv = try service()
+            // Enrolling a face (KYC, opt-in) is for a device bound by more than the password:
+            // else a phished password would enrol the phisher's face as the user's.
+            if workflow == .kyc || workflow == .biometricOptIn { try identity.requireConfirmedDevice(context.caller) }
             let transaction = try idv.initiate(userID: context.caller.userID, workflow: workflow, reason: body.reason,
                                                consent: body.consent.map { BiometricConsent(accepted: $0.accepted, version: $0.version) },
                                                relyingPartyNonce: body.rpNonce)

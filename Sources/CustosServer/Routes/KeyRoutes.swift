@@ -10,9 +10,9 @@ enum KeyRoutes {
         routes.respond(Endpoints.jwks, groups.anyone) { _, _ in
             guard let signer else { throw HTTPError(status: 404, code: "not_found", message: "This server signs nothing.") }
             var response = Response.json(raw: try signer.publicKeySet(now: clock.now()))
-            // Verifiers may cache the set for a minute: new keys are published at least that long
-            // before they sign (`rotate-signing --publish-for`, 60 s by default).
-            response.headers.set("Cache-Control", "public, max-age=60")
+            // Verifiers may cache the set this long: a rotated key is published for longer than
+            // that and every node's reread of the ring before it signs (`KeyPublication.minimum`).
+            response.headers.set("Cache-Control", "public, max-age=\(Int(KeyPublication.jwksMaxAge))")
             return response
         }
     }

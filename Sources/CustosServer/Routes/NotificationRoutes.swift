@@ -51,7 +51,7 @@ enum NotificationRoutes {
     static func info(_ notification: StepUpNotification) -> NotificationInfo {
         NotificationInfo(notificationUUID: notification.id, subject: notification.subject, message: notification.message,
                          actions: notification.actions, authorizationDetails: notification.details,
-                         numberChoices: notification.numberChoices, status: notification.status, createdAt: notification.createdAt,
+                         numberMatching: notification.number != nil, status: notification.status, createdAt: notification.createdAt,
                          expiresAt: notification.expiresAt, chosenAction: notification.chosenAction,
                          achievedLevel: notification.achievedLevel, answeredAt: notification.answeredAt)
     }

@@ -24,8 +24,8 @@ enum OIDCRoutes {
                 throw error.error
             }
             return DeviceSignInChallengeResponse(authorizationID: challenge.authorizationID, challenge: challenge.challenge.base64URLEncodedString,
-                                                 rpID: challenge.rpID, origin: challenge.origin, clientName: challenge.clientName,
-                                                 expiresAt: challenge.expiresAt)
+                                                 rpID: challenge.rpID, origin: challenge.origin, userVerification: challenge.userVerification,
+                                                 clientName: challenge.clientName, expiresAt: challenge.expiresAt)
         }
         routes.on(Endpoints.completeDeviceSignIn, groups.signIn) { context, body in
             let issued = try oidc().completeDeviceSignIn(
@@ -60,6 +60,7 @@ enum OIDCRoutes {
         // The password again: a stolen session alone cannot add a lasting credential. Its failures
         // count against the user, as any step-up's (the session proves a bound device).
         routes.on(Endpoints.beginPasskeyRegistration, groups.stepUp) { context, body in
+            try identity.requireConfirmedDevice(context.caller)
             let checked = try identity.verifyStepUpPassword(userID: context.caller.userID, password: body.password)
             guard checked.status == .success else { throw OIDCError.passwordRejected(checked) }
             let options = try oidc().beginPasskeyRegistration(userID: context.caller.userID)
@@ -90,9 +91,14 @@ enum OIDCRoutes {
             guard let kind = OIDCClient.Kind(rawValue: body.clientType) else {
                 throw OIDCError.invalid("client_type", "must be public or confidential")
             }
+            let algorithm = body.idTokenSignedResponseAlg ?? SigningAlgorithm.es256.rawValue
+            guard let idTokenAlgorithm = SigningAlgorithm(rawValue: algorithm) else {
+                throw OIDCError.invalid("id_token_signed_response_alg", "must be ES256 or RS256")
+            }
             let draft = OIDCClientDraft(name: body.name, kind: kind, redirectURIs: body.redirectURIs,
                                         scopes: body.scopes ?? OIDCService.supportedScopes,
-                                        encryptionJWK: try body.encryptionJWK.map(jwkJSON), assertionJWK: try body.assertionJWK.map(jwkJSON))
+                                        encryptionJWK: try body.encryptionJWK.map(jwkJSON), assertionJWK: try body.assertionJWK.map(jwkJSON),
+                                        idTokenAlgorithm: idTokenAlgorithm)
             let (client, secret) = try oidc().createClient(draft, actor: context.caller.id)
             var info = try clientInfo(client)
             info.clientSecret = secret
@@ -177,7 +183,8 @@ enum OIDCRoutes {
         let method = client.kind == .public ? "none" : client.assertionJWK != nil ? "private_key_jwt" : "client_secret_basic"
         return OIDCClientInfo(clientID: client.id, name: client.name, clientType: client.kind.rawValue, redirectURIs: client.redirectURIs,
                               scopes: client.scopes, tokenEndpointAuthMethod: method, encryptionJWK: try decode(client.encryptionJWK),
-                              assertionJWK: try decode(client.assertionJWK), createdAt: client.createdAt)
+                              assertionJWK: try decode(client.assertionJWK), idTokenSignedResponseAlg: client.idTokenAlgorithm.rawValue,
+                              createdAt: client.createdAt)
     }
 
     static func jwkJSON(_ jwk: ClientJWK) throws -> String {

@@ -67,7 +67,7 @@ enum OpenIDRoutes {
             "backchannel_user_code_parameter_supported": false,
             "grant_types_supported": [cibaGrant],
             "token_endpoint_auth_methods_supported": ["client_secret_basic", "client_secret_post"],
-            "id_token_signing_alg_values_supported": ["ES256"],
+            "id_token_signing_alg_values_supported": SigningAlgorithm.allCases.map(\.rawValue),
             "subject_types_supported": ["public"],
             "scopes_supported": ["openid"],
             "acr_values_supported": ciba.supportedACRValues,

@@ -246,7 +246,7 @@ function flowFor(notification, { action, number }) {
 }
 
 /**
- * The notification in full, the number choices (when matching), one button per action and
+ * The notification in full, the number entry (when matching), one button per action and
  * Cancel. Resolves with {action, number?}, or null when cancelled.
  */
 function actionModal(n) {
@@ -261,11 +261,11 @@ function actionModal(n) {
       dialog.remove();
       resolve(value);
     };
-    const matching = Array.isArray(n.number_choices) && n.number_choices.length > 0;
+    const matching = n.number_matching === true;
     const actionButtons = n.actions.map((a, index) => actionButton(a, index, matching, () => finish({ action: a.action, number: picked })));
-    const choices = matching ? numberChoices(n, (number) => {
+    const entry = matching ? numberEntry(n, (number) => {
       picked = number;
-      for (const button of actionButtons) button.disabled = false;
+      for (const button of actionButtons) button.disabled = number === undefined;
     }) : null;
     dialog.append(
       h("h2", { id: "notification-modal-title" }, n.subject),
@@ -273,7 +273,7 @@ function actionModal(n) {
         h("p", { class: "message" }, multiline(n.message)),
         detailsList(n.authorization_details, "notification-modal-details"),
         h("dl", { class: "details" }, term("Expires", formatTime(n.expires_at), "expires_at")),
-        choices,
+        entry,
         h("ul", { class: "stack notification-actions", "aria-label": "Actions" },
           n.actions.map((a, index) => h("li", {}, actionButtons[index], " ", h("small", { class: "muted", id: noteID(index) }, `Asks for: ${LEVEL_ASKS[a.auth_level] ?? `level ${a.auth_level}`}`))))),
       h("div", { class: "actions" },
@@ -283,7 +283,7 @@ function actionModal(n) {
     closeModal = finish;
     document.body.append(dialog);
     dialog.showModal();
-    (dialog.querySelector(".number-choice") ?? actionButtons[0])?.focus();
+    (dialog.querySelector("#notification-number") ?? actionButtons[0])?.focus();
   });
 }
 
@@ -297,20 +297,26 @@ function actionButton(action, index, disabled, onclick) {
   }, action.label);
 }
 
-/** "Pick the number shown by …": three big toggle buttons; the pick enables the actions. */
-function numberChoices(n, onPick) {
-  const hint = h("p", { id: "notification-number-hint", class: "muted" }, "Pick a number to choose an action.");
-  const buttons = n.number_choices.map((number) => h("button", {
-    type: "button", class: "number-choice", "data-number": number, "aria-pressed": "false",
-    onclick: (event) => {
-      for (const other of buttons) other.setAttribute("aria-pressed", other === event.currentTarget ? "true" : "false");
-      hint.textContent = `You picked ${number}.`;
-      onPick(number);
+/**
+ * Number matching: the user types the two-digit number the sender shows on its own screen (the
+ * relying party, or the new device asking to join); a whole number from 10 to 99 enables the
+ * actions. Nothing here shows or hints at the number.
+ */
+function numberEntry(n, onEntry) {
+  const hint = h("p", { id: "notification-number-hint", class: "muted" }, "Type the number to choose an action.");
+  const input = h("input", {
+    id: "notification-number", type: "text", inputmode: "numeric", autocomplete: "off", maxlength: "2", pattern: "[0-9]{2}",
+    "aria-describedby": "notification-number-hint",
+    oninput: () => {
+      const value = input.value.trim();
+      const valid = /^[1-9][0-9]$/.test(value);
+      hint.textContent = valid ? "Now choose an action." : "Type the number to choose an action.";
+      onEntry(valid ? Number(value) : undefined);
     },
-  }, String(number)));
+  });
   return h("div", { class: "number-matching" },
-    h("p", { id: "notification-number-prompt" }, `Pick the number shown by the sender of “${n.subject}”…`),
-    h("div", { class: "choices", role: "group", "aria-labelledby": "notification-number-prompt" }, buttons),
+    h("label", { for: "notification-number", id: "notification-number-prompt" }, `Type the number shown by the sender of “${n.subject}”`),
+    input,
     hint);
 }
 

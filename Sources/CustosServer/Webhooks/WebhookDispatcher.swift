@@ -127,7 +127,7 @@ public final class WebhookDispatcher: @unchecked Sendable {
             return (nil, "\(error)")
         }
         let timestamp = Int(clock.now().timeIntervalSince1970)
-        var headers = [("Content-Type", "application/json"), ("X-Custos-Delivery", delivery.id), ("Idempotency-Key", delivery.id),
+        var headers = [("Content-Type", delivery.contentType), ("X-Custos-Delivery", delivery.id), ("Idempotency-Key", delivery.id),
                        ("X-Custos-Signature", signer.signatureHeader(apiKeyID: delivery.apiKeyID, timestamp: timestamp, body: delivery.body))]
         if let authorization = delivery.authorization { headers.append(("Authorization", authorization)) }
         return poster.post(delivery.url, pinned: callback, headers: headers, body: delivery.body)

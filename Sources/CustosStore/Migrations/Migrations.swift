@@ -196,6 +196,37 @@ enum Migrations {
             sqlite: "ALTER TABLE ciba_requests ADD COLUMN revoked_at INTEGER; CREATE INDEX ciba_requests_notification ON ciba_requests (notification_id);",
             postgres: "ALTER TABLE ciba_requests ADD COLUMN revoked_at BIGINT; CREATE INDEX ciba_requests_notification ON ciba_requests (notification_id);"
         ),
+        Migration(
+            version: 16,
+            name: "devices.bound_by, devices.bound_from; notifications.answered_by, without number_choices",
+            // How each device was bound and from where (devices bound earlier: 'unrecorded'); which
+            // device answered a notification (the approver of a new device); number matching is typed.
+            sqlite: """
+                ALTER TABLE devices ADD COLUMN bound_by TEXT NOT NULL DEFAULT 'unrecorded';
+                ALTER TABLE devices ADD COLUMN bound_from TEXT;
+                ALTER TABLE notifications ADD COLUMN answered_by TEXT;
+                ALTER TABLE notifications DROP COLUMN number_choices;
+                """,
+            postgres: """
+                ALTER TABLE devices ADD COLUMN bound_by TEXT NOT NULL DEFAULT 'unrecorded';
+                ALTER TABLE devices ADD COLUMN bound_from TEXT;
+                ALTER TABLE notifications ADD COLUMN answered_by TEXT;
+                ALTER TABLE notifications DROP COLUMN number_choices;
+                """
+        ),
+        Migration(
+            version: 17,
+            name: "oidc_clients.id_token_alg",
+            // How a client's ID tokens are signed (id_token_signed_response_alg): ES256 or RS256.
+            sqlite: "ALTER TABLE oidc_clients ADD COLUMN id_token_alg TEXT NOT NULL DEFAULT 'ES256';",
+            postgres: "ALTER TABLE oidc_clients ADD COLUMN id_token_alg TEXT NOT NULL DEFAULT 'ES256';"
+        ),
+        Migration(
+            version: 18,
+            name: "ssf_streams; webhook_outbox.stream_id, content_type, notification_id optional",
+            sqlite: SignalSchema.sqlite,
+            postgres: SignalSchema.postgres
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -25,8 +25,9 @@ enum AdminKeysCommand {
         return .ok
     }
 
-    static let publishFor = Option<Int>.integer("publish-for", "SECONDS", in: 0...86400, default: 60,
-                                                help: "publish the new key this long before it signs: at least the JWKS cache time, 60 s")
+    static let publishFor = Option<Int>.integer("publish-for", "SECONDS", in: Int(KeyPublication.minimum)...86400,
+                                                default: Int(KeyPublication.minimum),
+                                                help: "publish the new keys this long before they sign: at least every node's reread of the key ring (30 s) plus the JWKS cache time (60 s), with time to spare")
     static let retainFor = Option<Int>.integer("retain-for", "SECONDS", in: 0...(366 * 86400), default: 86400,
                                                help: "keep older keys published this long after")
 

@@ -83,7 +83,7 @@ enum BenchNotifyCommand {
                 callbackURL: callback))
             let sent = DispatchTime.now().uptimeNanoseconds
             let shown = NotificationInfo(notificationUUID: created.notificationUUID, subject: "Payment", message: "Approve 12.00 EUR?",
-                                         actions: [], authorizationDetails: nil, numberChoices: nil, status: .pending,
+                                         actions: [], authorizationDetails: nil, numberMatching: false, status: .pending,
                                          createdAt: Date(), expiresAt: created.expiresAt)
             let result = try await account.client.updateNotification(shown, action: "approve")
             guard result.statusCode == .success else {

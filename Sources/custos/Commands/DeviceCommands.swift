@@ -100,14 +100,16 @@ enum DeviceCommands {
     static let deviceID = Argument("device", help: "the device id (from device list)")
 
     static let list = Command(spec: CommandSpec(
-        path: "device list", summary: "List the signed-in user's devices: name, key thumbprint, bound, last used, revoked.",
+        path: "device list", summary: "List the signed-in user's devices: name, kind of key, how, when and from where bound, last used, revoked.",
         options: [ClientOptions.profile.spec, ClientOptions.profileServer.spec, ClientOptions.json.spec])
     ) { arguments in
         let (profile, _, client) = try Profile.open(arguments)
         let devices = try await client.devices()
         try ClientOptions.output(arguments, DeviceList(devices: devices)) {
             devices.map { device in
-                var line = "\(device.deviceID)  \(device.name)  bound \(iso(device.createdAt))"
+                var line = "\(device.deviceID)  \(device.name)  \(device.keyKind ?? "device_key")  bound \(iso(device.createdAt))"
+                if let how = device.boundBy { line += " by \(how)" }
+                if let from = device.boundFrom { line += " from \(from)" }
                 if let used = device.lastUsedAt { line += "  last used \(iso(used))" }
                 if let revoked = device.revokedAt { line += "  revoked \(iso(revoked))" }
                 if device.deviceID == profile.deviceID { line += "  (this device)" }

@@ -2,23 +2,26 @@ import CustosAPI
 import CustosSDK
 import Foundation
 
-/// A new device for an active user: `custos device register` (with the password or a
-/// registration code) and the relying party's `custos admin device link` that issues the code.
+/// A new device for an active user: `custos device register` (with a registration code, the
+/// approval of a bound device, or the password where the server allows it) and the relying
+/// party's `custos admin device link` that issues the code.
 enum DeviceRegistrationCommands {
     static let all: [Command] = [register, link]
 
     static let user = Option<String?>.text("user", "USER", help: "the user id")
     static let code = Option<String?>.text("code", "CODE", help: "the registration code (from admin device link); without it, the password")
     static let name = Option<String?>.text("name", "NAME", help: "device name (default: this host's name)")
+    static let approval = Flag("approval", help: "ask the user's bound devices to approve this one: prints the number to type there, then waits")
 
     static let register = Command(spec: CommandSpec(
-        path: "device register", summary: "Bind this device to an active user with a registration code or the password; log in.",
-        options: [user.spec, code.spec, name.spec, ClientOptions.passwordStdin.spec,
+        path: "device register", summary: "Bind this device to an active user with a registration code, a bound device's approval or the password; log in.",
+        options: [user.spec, code.spec, approval.spec, name.spec, ClientOptions.passwordStdin.spec,
                   ClientOptions.server.spec, ClientOptions.profile.spec, ClientOptions.json.spec],
         example: "custos device register --user alice --code rc_…"),
         validate: { arguments in
             guard arguments[user] != nil else { throw UsageError("--user is required") }
-            if arguments[code] != nil, arguments[ClientOptions.passwordStdin] { throw UsageError("give --code or the password, not both") }
+            let proofs = [arguments[code] != nil, arguments[approval], arguments[ClientOptions.passwordStdin]].filter { $0 }.count
+            if proofs > 1 { throw UsageError("give one of --code, --approval or the password") }
         }
     ) { arguments in
         let userID = arguments[user]!
@@ -29,6 +32,12 @@ enum DeviceRegistrationCommands {
         let result: AuthenticationResult
         if let registrationCode = arguments[code] {
             result = try await client.registerDevice(userID: userID, registrationCode: registrationCode, deviceName: deviceName)
+        } else if arguments[approval] {
+            let request = try await client.requestDeviceApproval(userID: userID, deviceName: deviceName)
+            FileHandle.standardError.write(Data((
+                "on a device already bound to \(userID), approve \"\(deviceName)\" and type this number: \(request.number)\n"
+                + "(custos notifications act <uuid> approve --number \(request.number)); waiting until \(iso(request.expiresAt))…\n").utf8))
+            result = try await client.awaitDeviceApproval(request, interval: .seconds(1))
         } else {
             let password = try PasswordInput.read(arguments, prompt: "Password for \(userID): ")
             result = try await client.registerDevice(userID: userID, password: password, deviceName: deviceName)

@@ -11,7 +11,7 @@ enum NotificationCommands {
     static let history = Flag("history", help: "the answered, expired and failed ones instead of the pending")
     static let uuid = Argument("uuid", help: "the notification_uuid (see 'custos notifications list')")
     static let action = Argument("action", help: "the action to answer with (e.g. approve)")
-    static let number = Option<Int?>("number", "N", default: nil, help: "with number matching: the number the relying party shows",
+    static let number = Option<Int?>("number", "N", default: nil, help: "with number matching: the number the sender shows (the relying party, or the new device)",
                                      expected: "a number from 10 to 99") { text -> Int?? in
         guard let value = Int(text), (10...99).contains(value) else { return nil }
         return .some(value)
@@ -89,7 +89,7 @@ enum NotificationCommands {
             lines.append("  \(details.type): " + [details.amount, details.currency, details.payee.map { "to \($0)" }].compactMap { $0 }.joined(separator: " "))
         }
         lines.append("  actions: " + notification.actions.map { "\($0.action) (\($0.label), level \($0.authLevel))" }.joined(separator: ", "))
-        if let choices = notification.numberChoices { lines.append("  pick the number the relying party shows: \(choices.map(String.init).joined(separator: " "))") }
+        if notification.numberMatching { lines.append("  number matching: answer with --number N, the number the sender shows you") }
         if let chosen = notification.chosenAction { lines.append("  answered \(chosen) at level \(notification.achievedLevel.map { "\($0)" } ?? "?")") }
         lines.append("  expires \(ISO8601DateFormatter().string(from: notification.expiresAt))")
         return lines

@@ -13,11 +13,12 @@ enum OIDCClientCommands {
     static let scope = Option<String?>.text("scope", "SCOPE", help: "a scope the client may ask for (repeat; default openid offline_access)")
     static let encryptionJWK = Option<String?>.text("encryption-jwk", "JWK", help: "public EC P-256 JWK (JSON, or @FILE) to encrypt ID tokens to")
     static let assertionJWK = Option<String?>.text("assertion-jwk", "JWK", help: "public EC P-256 JWK (JSON, or @FILE) for private_key_jwt")
+    static let idTokenAlg = Option<String?>.text("id-token-alg", "ALG", help: "how its ID tokens are signed: ES256 (default) or RS256")
     static let clientID = Argument("client", help: "the client id (oc_…)")
 
     static let create = Command(spec: CommandSpec(
         path: "admin client create", summary: "Register an OpenID Connect client (a confidential client's secret is shown once).",
-        options: remote + [name.spec, type.spec, redirectURI.spec, scope.spec, encryptionJWK.spec, assertionJWK.spec],
+        options: remote + [name.spec, type.spec, redirectURI.spec, scope.spec, encryptionJWK.spec, assertionJWK.spec, idTokenAlg.spec],
         example: "custos admin client create --name 'Example app' --redirect-uri com.example.app:/callback"),
         validate: { arguments in
             guard arguments[name] != nil else { throw UsageError("--name is required") }
@@ -29,7 +30,8 @@ enum OIDCClientCommands {
         let request = CreateOIDCClientRequest(
             name: arguments[name]!, clientType: arguments[type], redirectURIs: arguments.repeatedValues[redirectURI.spec.name] ?? [],
             scopes: scopes, encryptionJWK: try arguments[encryptionJWK].map { try jwk($0, option: "encryption-jwk") },
-            assertionJWK: try arguments[assertionJWK].map { try jwk($0, option: "assertion-jwk") })
+            assertionJWK: try arguments[assertionJWK].map { try jwk($0, option: "assertion-jwk") },
+            idTokenSignedResponseAlg: arguments[idTokenAlg])
         let created = try await client.createOIDCClient(request)
         try ClientOptions.output(arguments, created) {
             describe(created) + (created.clientSecret.map { ["client secret (shown once, keep it secret): \($0)"] } ?? [])
@@ -65,7 +67,7 @@ enum OIDCClientCommands {
     static func describe(_ info: OIDCClientInfo) -> [String] {
         ["client \(info.clientID) (\(info.clientType), \(info.tokenEndpointAuthMethod)): \(info.name)",
          "redirect URIs: \(info.redirectURIs.joined(separator: " "))",
-         "scopes: \(info.scopes.joined(separator: " "))"]
+         "scopes: \(info.scopes.joined(separator: " "))", "ID tokens signed \(info.idTokenSignedResponseAlg ?? "ES256")"]
             + (info.encryptionJWK == nil ? [] : ["ID tokens may be encrypted to its key"])
     }
 

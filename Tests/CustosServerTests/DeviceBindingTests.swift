@@ -1,0 +1,212 @@
+import CustosAPI
+import CustosCore
+import CustosCrypto
+import CustosSDK
+import CustosServer
+import CustosTestSupport
+import Foundation
+import Testing
+
+/// How a new device joins a user: the approval of a bound device with the number typed there,
+/// a registration code, or (only where the operator allows it) the password, which then proves
+/// no more than the password did. Each binding is told to the user's other devices.
+@Suite struct DeviceBindingTests {
+    /// The bound phone of `fixture`, signed in (its session lists and answers notifications).
+    func signedInPhone(_ fixture: SignInFixture) async throws -> CustosClient {
+        let phone = try fixture.device()
+        let login = try await phone.login(userID: fixture.userID, deviceID: fixture.deviceID, password: IdentityFlowTests.password)
+        #expect(login.statusCode == 100)
+        return phone
+    }
+
+    func pending(_ phone: CustosClient, subject: String) async throws -> NotificationInfo {
+        try #require(try await phone.getNotifications().notifications.first { $0.subject.contains(subject) })
+    }
+
+    @Test(arguments: StoreKind.available)
+    func aBoundDeviceApprovesANewOneByTypingTheNumberItShows(kind: StoreKind) async throws {
+        let fixture = try await SignInFixture.make(kind)
+        defer { fixture.live.stop() }
+        let phone = try await signedInPhone(fixture)
+        let laptop = try fixture.live.client { $0.clientID = fixture.clientID; $0.localAuthentication = { _ in true } }
+        let approval = try await laptop.requestDeviceApproval(userID: fixture.userID, deviceName: "laptop")
+        #expect((10...99).contains(approval.number))
+        let waiting = Task { try await laptop.awaitDeviceApproval(approval, interval: .milliseconds(50)) }
+
+        let shown = try await pending(phone, subject: "new device asks")
+        let levels: [AuthLevel] = shown.actions.map(\.authLevel)
+        #expect(shown.numberMatching && levels == [AuthLevel.deviceSignature, AuthLevel.none] && shown.message.contains("laptop"))
+        let answered = try await phone.updateNotification(shown, action: "approve", number: approval.number)
+        #expect(answered.statusCode == 100)
+        let bound = try await waiting.value
+        #expect(bound.statusCode == 100 && bound.session?.token != nil)
+        let laptopID = try #require(bound.deviceID)
+
+        let devices = try await fixture.live.admin().devices(fixture.userID)
+        let listed = try #require(devices.first { $0.deviceID == laptopID })
+        #expect(listed.boundBy == "device_approval" && listed.keyKind == "device_key" && listed.boundFrom != nil)
+        let events = try fixture.live.store.auditEvents(afterSequence: 0, limit: 100, userID: fixture.userID, transactionID: nil)
+        let registered = events.filter { $0.kind == AuditKind.deviceRegistered.rawValue && $0.details["device_id"] == laptopID }
+        #expect(registered.count == 1)
+        #expect(registered.first?.details["proof"] == "device_approval" && registered.first?.details["approved_by"] == fixture.deviceID)
+        // An approved device is a bound device: its sign-in proves the device key.
+        let signIn = try await laptop.authenticateBoundUser(BoundUserAuthenticationRequest(redirectURI: SignInFixture.redirect))
+        let claims = try SignInFixture.claims(try await laptop.exchangeToken(signIn).idToken)
+        #expect(claims["acr"] as? String == Assurance.of(.deviceSignature).acr && claims["amr"] as? [String] == ["swk"])
+    }
+
+    /// A wrong number ends the request at once (a blind guess is one in ninety, once), so does a
+    /// denial; a request is claimed once; nothing is bound without the bound device's answer.
+    @Test(arguments: StoreKind.available)
+    func aWrongNumberADenialOrAReusedClaimBindsNothing(kind: StoreKind) async throws {
+        let fixture = try await SignInFixture.make(kind)
+        defer { fixture.live.stop() }
+        let phone = try await signedInPhone(fixture)
+        let api = RawAPI(base: fixture.live.baseURL)
+        func ask() async throws -> DeviceApprovalTicketInfo {
+            let key = try P256.PrivateKey.generate()
+            return try await api.post("/v1/devices/approval-requests", DeviceApprovalRequestBody(
+                userID: fixture.userID, deviceName: "stranger",
+                devicePublicKey: PublicKeyJWK(x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y))))
+        }
+        func claim(_ ticket: DeviceApprovalTicketInfo) async throws -> (Int, ErrorEnvelope) {
+            try await api.postRaw("/v1/devices/approval-requests/claim", DeviceApprovalClaim(requestToken: ticket.requestToken))
+        }
+
+        let guessed = try await ask()
+        let waiting = try await claim(guessed)
+        #expect(waiting.0 == 409 && waiting.1.error.code == "approval_pending")
+        let wrong = 10 + (guessed.number - 10 + 1) % 90
+        await expectError("number_mismatch") {
+            try await phone.updateNotification(try await pending(phone, subject: "new device asks"), action: "approve", number: wrong)
+        }
+        #expect(try await claim(guessed).1.error.code == "approval_denied")
+
+        let denied = try await ask()
+        let answer = try await phone.updateNotification(try await pending(phone, subject: "new device asks"), action: "deny", number: denied.number)
+        #expect(answer.statusCode == 100)
+        #expect(try await claim(denied).1.error.code == "approval_denied")
+        #expect(try await claim(denied).1.error.code == "approval_denied", "a denied request stays denied")
+
+        // Approved once, claimed by ten at once: one device is bound, one session opened.
+        let approved = try await ask()
+        _ = try await phone.updateNotification(try await pending(phone, subject: "new device asks"), action: "approve", number: approved.number)
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<10 { group.addTask { try await claim(approved).0 } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 200 }.count == 1 && statuses.filter { $0 == 403 }.count == 9, "\(statuses)")
+        #expect(try await fixture.live.admin().devices(fixture.userID).count == 2)
+    }
+
+    /// The same answer for a user id that does not exist: a ticket no one can approve.
+    @Test func anUnknownUserGetsATicketThatNeverBinds() async throws {
+        let live = try LiveServer.make(.sqlite)
+        defer { live.stop() }
+        let key = try P256.PrivateKey.generate()
+        let api = RawAPI(base: live.baseURL)
+        let jwk = PublicKeyJWK(x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y))
+        let (status, body) = try await api.postData("/v1/devices/approval-requests",
+                                                    DeviceApprovalRequestBody(userID: "nobody-here", deviceName: "x", devicePublicKey: jwk))
+        #expect(status == 201)
+        let ticket = try WireJSON.decoder().decode(DeviceApprovalTicketInfo.self, from: body)
+        #expect(ticket.requestToken.hasPrefix("da_") && (10...99).contains(ticket.number))
+        #expect(try await api.postRaw("/v1/devices/approval-requests/claim", DeviceApprovalClaim(requestToken: ticket.requestToken)).0 == 409)
+        live.clock.advance(by: DeviceApprovalService.lifetime + 1)
+        let late = try await api.postRaw("/v1/devices/approval-requests/claim", DeviceApprovalClaim(requestToken: ticket.requestToken))
+        #expect(late.0 == 403 && late.1.error.code == "approval_denied")
+    }
+
+    /// Where the operator allows it, the password binds a device that proves only the password:
+    /// it signs in at acr 1, and cannot answer for a bound device, unbind another, change the
+    /// password, approve a device or enrol a face until a registration code confirms it.
+    @Test(arguments: StoreKind.available)
+    func aPasswordBoundDeviceProvesOnlyThePasswordUntilConfirmed(kind: StoreKind) async throws {
+        let fixture = try await SignInFixture.make(kind) { $0.identity.passwordRegistration = true }
+        defer { fixture.live.stop() }
+        let key = try P256.PrivateKey.generate()
+        let jwk = PublicKeyJWK(x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y))
+        let api = RawAPI(base: fixture.live.baseURL)
+        let registered: AuthenticationResult = try await api.post("/v1/devices/register", RegisterDeviceRequest(
+            userID: fixture.userID, password: IdentityFlowTests.password, deviceName: "attacker", devicePublicKey: jwk))
+        let tabletID = try #require(registered.deviceID)
+        let session = try #require(registered.session?.token)
+        #expect(try await fixture.live.admin().devices(fixture.userID).first { $0.deviceID == tabletID }?.boundBy == "password")
+
+        // A level-3 step-up from it is refused before any signature is asked for.
+        let rp = try fixture.live.admin()
+        let sent = try await rp.createNotification(CreateNotificationRequest(
+            userID: fixture.userID, subject: "Pay", message: "Pay 10 EUR?",
+            actions: [NotificationAction(label: "Approve", action: "approve", authLevel: .deviceSignature)]))
+        let (stepUp, refused) = try await api.postRaw("/v1/notifications/\(sent.notificationUUID)/actions",
+                                                      UpdateNotificationRequest(action: "approve"), bearer: session)
+        #expect(stepUp == 403 && refused.error.code == "device_not_confirmed", "\(refused)")
+        // Nor unbinds the user's real device, nor changes the password.
+        let (revoke, revokeError) = try await api.postRaw("/v1/devices/\(fixture.deviceID)/revoke",
+                                                          DeviceRevocationRequest(password: IdentityFlowTests.password), bearer: session)
+        #expect(revoke == 403 && revokeError.error.code == "device_not_confirmed")
+        let (change, changeError) = try await api.postRaw("/v1/password/change", ChangePasswordRequest(
+            userID: fixture.userID, oldPassword: IdentityFlowTests.password, newPassword: "a brand new secret"), bearer: session)
+        #expect(change == 403 && changeError.error.code == "device_not_confirmed")
+        #expect(try await fixture.live.admin().devices(fixture.userID).allSatisfy { $0.revokedAt == nil })
+
+        // Its sign-in claims the password's level, and a request for more is refused.
+        let device = BoundSignInAttackTests.RawDevice(api: api, userID: fixture.userID, deviceID: tabletID, key: key,
+                                                      clientID: fixture.clientID, sessionToken: session)
+        let challenge = try await device.begin()
+        let (signedIn, _) = try await device.answer(challenge, try device.assertion(challenge))
+        #expect(signedIn == 200)
+        let audit = try fixture.live.store.auditEvents(afterSequence: 0, limit: 100, userID: fixture.userID, transactionID: nil)
+        #expect(audit.contains { $0.kind == AuditKind.oidcSignIn.rawValue && $0.details["acr"] == Assurance.of(.password).acr })
+
+        // A registration code presented with the same key confirms the device.
+        let link = try await rp.issueRegistrationCode(fixture.userID)
+        let confirmed: AuthenticationResult = try await api.post("/v1/devices/register", RegisterDeviceRequest(
+            userID: fixture.userID, registrationCode: link.registrationCode, deviceName: "attacker", devicePublicKey: jwk))
+        #expect(confirmed.deviceID == tabletID)
+        #expect(try await fixture.live.admin().devices(fixture.userID).first { $0.deviceID == tabletID }?.boundBy == "registration_code")
+        let again = try await api.postRaw("/v1/notifications/\(sent.notificationUUID)/actions", UpdateNotificationRequest(action: "approve"),
+                                          bearer: try #require(confirmed.session?.token))
+        #expect(again.0 == 200)
+    }
+
+    /// Wrong passwords from every address together close password registration for that user
+    /// only: the bound devices go on, and a registration code still binds (and reopens it).
+    @Test func wrongPasswordsClosePasswordRegistrationForTheUserNotTheirDevices() async throws {
+        let fixture = try await SignInFixture.make(.sqlite) {
+            $0.identity.passwordRegistration = true
+            $0.identity.passwordRegistrationFailures = 3
+        }
+        defer { fixture.live.stop() }
+        let stranger = try fixture.live.client()
+        for _ in 0..<3 {
+            let result = try await stranger.registerDevice(userID: fixture.userID, password: "a guessed password", deviceName: "x")
+            #expect(result.statusCode == 401)
+        }
+        await expectError("password_registration_closed") {
+            try await fixture.live.client().registerDevice(userID: fixture.userID, password: IdentityFlowTests.password, deviceName: "mine")
+        }
+        _ = try await signedInPhone(fixture)
+        let link = try await fixture.live.admin().issueRegistrationCode(fixture.userID)
+        let bound = try await fixture.live.client().registerDevice(userID: fixture.userID, registrationCode: link.registrationCode, deviceName: "laptop")
+        #expect(bound.statusCode == 100)
+        let reopened = try await fixture.live.client().registerDevice(userID: fixture.userID, password: IdentityFlowTests.password, deviceName: "tablet")
+        #expect(reopened.statusCode == 100)
+    }
+
+    /// Every binding is told to the user's other devices: who, how, from where.
+    @Test func theOtherDevicesAreToldOfEveryBinding() async throws {
+        let fixture = try await SignInFixture.make(.sqlite)
+        defer { fixture.live.stop() }
+        let phone = try await signedInPhone(fixture)
+        let link = try await fixture.live.admin().issueRegistrationCode(fixture.userID)
+        let laptop = try fixture.live.client()
+        _ = try await laptop.registerDevice(userID: fixture.userID, registrationCode: link.registrationCode, deviceName: "work laptop")
+        let notice = try await pending(phone, subject: "device was bound")
+        #expect(notice.message.contains("work laptop") && notice.message.contains("registration code") && notice.message.contains("127.0.0.1"))
+        #expect(notice.actions.map(\.action) == ["ok"])
+        #expect(try await phone.updateNotification(notice, action: "ok").statusCode == 100)
+        // The new device itself is not told of its own binding.
+        #expect(try await laptop.getNotifications().notifications.isEmpty)
+    }
+}
