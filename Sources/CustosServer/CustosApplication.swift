@@ -61,6 +61,7 @@ public enum CustosApplication {
         OpenIDRoutes.register(on: &routes, groups, ciba: dependencies.ciba, oidc: dependencies.oidc)
         OIDCRoutes.register(on: &routes, groups, oidc: dependencies.oidc, ciba: dependencies.ciba, identity: dependencies.identity,
                             web: dependencies.webApp)
+        PasskeyRoutes.register(on: &routes, groups, passkeys: dependencies.oidc.map(PasskeyService.init(sharing:)), identity: dependencies.identity)
         AuditRoutes.register(on: &routes, groups, audit: dependencies.audit)
         SignalRoutes.register(on: &routes, groups, signals: dependencies.identity.signals)
         WebRoutes.register(on: &routes, groups, web: dependencies.webApp)

@@ -169,7 +169,8 @@ class Suite:
     def headers(self):
         """Every page and file of the app, and the authorization endpoint's page, with their security headers."""
         pages = ["/app/", "/app/index.html"] + [f"/app/{name}" for name in
-                 ["app.js", "core.js", "device.js", "selfie.js", "biometric.js", "notifications.js", "passkeys.js", "admin.js", "authorize.js", "style.css"]]
+                 ["app.js", "core.js", "device.js", "devices.js", "selfie.js", "biometric.js", "notifications.js", "passkeys.js", "admin.js",
+                  "authorize.js", "style.css"]]
         types = {"html": "text/html", "js": "text/javascript", "css": "text/css"}
         for page in pages:
             answer = requests.get(self.base + page, timeout=10)
@@ -480,6 +481,32 @@ class Suite:
         self.open("optin")
         self.find('#template-status-card[data-status-code="100"]')
 
+    def devices_listed_and_unbound(self):
+        """Devices: a second device bound by a registration code shows how and from where it was
+        bound, and the user unbinds it with the password again."""
+        from cryptography.hazmat.primitives.asymmetric import ec
+
+        self.sign_in()
+        user = self.find("#who").text.removeprefix("Signed in as ").strip()
+        code = self.rp("POST", f"/v1/users/{user}/registration-code")["registration_code"]
+        numbers = ec.generate_private_key(ec.SECP256R1()).public_key().public_numbers()
+        coordinate = lambda value: base64.urlsafe_b64encode(value.to_bytes(32, "big")).rstrip(b"=").decode()
+        answer = requests.post(self.base + "/v1/devices/register", timeout=30, json={
+            "user_id": user, "registration_code": code, "device_name": "Work laptop",
+            "device_public_key": {"kty": "EC", "crv": "P-256", "x": coordinate(numbers.x), "y": coordinate(numbers.y)}})
+        assert answer.status_code == 201, answer.text
+        laptop = answer.json()["device_id"]
+        self.open("devices")
+        item = self.find(f'#device-list li[data-device="{laptop}"]')
+        assert item.get_attribute("data-bound-by") == "registration_code" and "from 127.0.0.1" in item.text, item.text
+        self.find('#device-list li[data-bound-by="activation"]')
+        self.click(f'#device-list button.device-revoke[data-device="{laptop}"]')
+        self.type("#device-revoke-password", PASSWORD)
+        self.click('#device-revoke-dialog button[type="submit"]')
+        self.find("#device-revoked")
+        listed = self.rp("GET", f"/v1/users/{user}/devices")["devices"]
+        assert any(d["device_id"] == laptop and d.get("revoked_at") for d in listed), listed
+
     def run(self):
         flows = [
             ("headers", self.headers), ("admin_creates_user", self.admin_creates_user), ("activate_opt_in", self.activate_and_opt_in),
@@ -490,6 +517,7 @@ class Suite:
             ("passkey_register_sign_in", self.passkey_register_and_sign_in),
             ("passkey_app_sign_in", self.passkey_app_sign_in), ("oidc_device_sign_in", self.device_sign_in_at_authorization_endpoint),
             ("admin_audit", self.admin_audit), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out), ("kyc", self.kyc),
+            ("devices_listed_and_unbound", self.devices_listed_and_unbound),
         ]
         try:
             for name, flow in flows:

@@ -11,7 +11,8 @@ import Testing
 struct BrowserCLITests {
     static let flows = ["headers", "admin_creates_user", "activate_opt_in", "authenticate_matched", "still_photo_liveness_failed",
                         "close_at_confirmation_240", "notification_password", "notification_device_signature", "notification_wrong_number", "notification_selfie",
-                        "passkey_register_sign_in", "passkey_app_sign_in", "oidc_device_sign_in", "admin_audit", "hostile_text_stays_text", "opt_out", "kyc"]
+                        "passkey_register_sign_in", "passkey_app_sign_in", "oidc_device_sign_in", "admin_audit", "hostile_text_stays_text", "opt_out", "kyc",
+                        "devices_listed_and_unbound"]
 
     @Test func everyFlowOfTheWebAppWorksInChromium() throws {
         let port = try NotificationCLITests().freePort()

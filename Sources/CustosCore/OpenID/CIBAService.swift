@@ -49,9 +49,10 @@ public final class CIBAService: Sendable {
 
     /// The client of a request: HTTP Basic (`client_secret_basic`) or the form's `client_id`
     /// and `client_secret` (`client_secret_post`), never both.
-    public func authenticateClient(basic: (id: String, secret: String)?, form: FormBody) throws -> APIKey {
-        let postID = form["client_id"]
-        let postSecret = form["client_secret"]
+    public func authenticateClient(_ credentials: ClientCredentials) throws -> APIKey {
+        let basic = credentials.basic
+        let postID = credentials.clientID
+        let postSecret = credentials.clientSecret
         guard let (id, secret) = basic ?? postSecret.map({ (postID ?? "", $0) }), basic == nil || postSecret == nil else {
             throw OAuthError(.invalidClient, "authenticate with HTTP Basic or client_id and client_secret, once")
         }
@@ -89,32 +90,32 @@ public final class CIBAService: Sendable {
 
     // MARK: The backchannel authentication endpoint
 
-    public func authenticate(client key: APIKey, form: FormBody) throws -> BackchannelAuthenticationResponse {
-        let scope = form["scope"] ?? ""
+    public func authenticate(client key: APIKey, request form: BackchannelRequest) throws -> BackchannelTicket {
+        let scope = form.scope ?? ""
         guard scope.split(separator: " ").contains("openid") else { throw OAuthError(.invalidScope, "scope must include openid") }
-        if form["id_token_hint"] != nil || form["login_hint_token"] != nil {
+        if form.idTokenHint != nil || form.loginHintToken != nil {
             throw OAuthError(.invalidRequest, "only login_hint (the user id) names the user here")
         }
-        guard let userID = form["login_hint"], !userID.isEmpty else { throw OAuthError(.invalidRequest, "login_hint (the user id) is required") }
-        if form["user_code"] != nil { throw OAuthError(.invalidRequest, "user_code is not supported") }
-        let level = try requestedLevel(form["acr_values"])
-        let binding = form["binding_message"]
+        guard let userID = form.loginHint, !userID.isEmpty else { throw OAuthError(.invalidRequest, "login_hint (the user id) is required") }
+        if form.userCode != nil { throw OAuthError(.invalidRequest, "user_code is not supported") }
+        let level = try requestedLevel(form.acrValues)
+        let binding = form.bindingMessage
         if let binding, binding.isEmpty || binding.count > 64 || binding.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             throw OAuthError(.invalidBindingMessage, "binding_message must be 1 to 64 characters without control characters")
         }
         var lifetime = TimeInterval(notifications.policy.defaultLifetime)
-        if let requested = form["requested_expiry"] {
+        if let requested = form.requestedExpiry {
             guard let seconds = Int(requested), (10...Int(notifications.policy.maximumLifetime)).contains(seconds) else {
                 throw OAuthError(.invalidRequest, "requested_expiry must be 10 to \(Int(notifications.policy.maximumLifetime)) seconds")
             }
             lifetime = TimeInterval(seconds)
         }
-        let details = try authorizationDetails(form["authorization_details"])
+        let details = try authorizationDetails(form.authorizationDetails)
         let client = try client(id: key.id)
         let authReqID = "car_" + Data(random.bytes(count: 32)).base64URLEncodedString
         var ping: CIBAPing?
         if client.mode == .ping {
-            guard let token = form["client_notification_token"], !token.isEmpty, token.utf8.count <= 1024, let endpoint = client.notificationEndpoint else {
+            guard let token = form.clientNotificationToken, !token.isEmpty, token.utf8.count <= 1024, let endpoint = client.notificationEndpoint else {
                 throw OAuthError(.invalidRequest, "client_notification_token is required in ping mode")
             }
             ping = CIBAPing(endpoint: endpoint, clientNotificationToken: token, authReqID: authReqID)
@@ -138,7 +139,7 @@ public final class CIBAService: Sendable {
             try store.createCIBARequest(CIBARequest(digest: digest, notificationID: notification.id, clientID: key.id, scope: scope,
                                                     interval: interval, createdAt: clock.now()))
         }
-        return BackchannelAuthenticationResponse(authReqID: authReqID, expiresIn: Int(lifetime), interval: interval)
+        return BackchannelTicket(authReqID: authReqID, expiresIn: Int(lifetime), interval: interval)
     }
 
     /// The first `acr_values` entry this server knows (they come in order of preference).
@@ -173,15 +174,15 @@ public final class CIBAService: Sendable {
     /// ignored (the answer is the same).
     public func revoke(client key: APIKey, token: String, verifiedBy oidc: OIDCService) throws {
         let now = clock.now()
-        guard let claims = try oidc.liveAccessToken(token, now: now), claims["client_id"] as? String == key.id,
-              let sid = claims["sid"] as? String, sid.hasPrefix(CIBARequest.sessionPrefix) else { return }
+        guard let claims = try oidc.liveAccessToken(token, now: now), claims.clientID == key.id,
+              let sid = claims.sid, sid.hasPrefix(CIBARequest.sessionPrefix) else { return }
         try store.revokeCIBATokens(digest: String(sid.dropFirst(CIBARequest.sessionPrefix.count)), at: now)
     }
 
     // MARK: The token endpoint
 
     /// The `urn:openid:params:grant-type:ciba` grant.
-    public func token(client key: APIKey, authReqID: String) throws -> TokenResponse {
+    public func token(client key: APIKey, authReqID: String) throws -> IssuedTokens {
         let digest = Hex.encode(digester.digest(authReqID))
         guard let request = try store.cibaRequest(digest: digest), request.clientID == key.id else {
             throw OAuthError(.invalidGrant, "unknown auth_req_id")
@@ -206,7 +207,7 @@ public final class CIBAService: Sendable {
         }
     }
 
-    private func tokens(for notification: StepUpNotification, request: CIBARequest) throws -> TokenResponse {
+    private func tokens(for notification: StepUpNotification, request: CIBARequest) throws -> IssuedTokens {
         let now = clock.now()
         let issuedAt = Int(now.timeIntervalSince1970)
         let level = notification.achievedLevel ?? .none
@@ -224,6 +225,6 @@ public final class CIBAService: Sendable {
         let idToken = try signer.sign(payload: try JSONSerialization.data(withJSONObject: idClaims, options: [.sortedKeys, .withoutEscapingSlashes]), type: "JWT", now: now)
         let accessToken = try signer.sign(payload: try JSONSerialization.data(withJSONObject: accessClaims, options: [.sortedKeys, .withoutEscapingSlashes]),
                                           type: "at+jwt", now: now)
-        return TokenResponse(accessToken: accessToken, expiresIn: Self.tokenLifetime, idToken: idToken, scope: request.scope)
+        return IssuedTokens(accessToken: accessToken, expiresIn: Self.tokenLifetime, idToken: idToken, scope: request.scope)
     }
 }

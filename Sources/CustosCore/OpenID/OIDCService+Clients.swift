@@ -82,19 +82,20 @@ extension OIDCService {
     /// The client of a token, revocation or introspection request: a public client by its
     /// `client_id` alone; a confidential client by exactly one of `client_secret_basic`,
     /// `client_secret_post` or `private_key_jwt`.
-    public func authenticateClient(basic: (id: String, secret: String)?, form: FormBody) throws -> OIDCClient {
-        let assertion = form["client_assertion"]
-        let methods = [basic != nil, form["client_secret"] != nil, assertion != nil].filter { $0 }.count
+    public func authenticateClient(_ credentials: ClientCredentials) throws -> OIDCClient {
+        let basic = credentials.basic
+        let assertion = credentials.assertion
+        let methods = [basic != nil, credentials.clientSecret != nil, assertion != nil].filter { $0 }.count
         guard methods <= 1 else { throw OAuthError(.invalidRequest, "use one client authentication method") }
-        var id = basic?.id ?? form["client_id"]
+        var id = basic?.id ?? credentials.clientID
         if let assertion {
-            guard form["client_assertion_type"] == Self.jwtBearerAssertion else {
+            guard credentials.assertionType == Self.jwtBearerAssertion else {
                 throw OAuthError(.invalidClient, "client_assertion_type must be \(Self.jwtBearerAssertion)")
             }
             // client_id is optional with an assertion: the unverified sub names the key to verify with.
             id = id ?? Self.unverifiedSubject(assertion)
         }
-        if let basicID = basic?.id, let formID = form["client_id"], basicID != formID {
+        if let basicID = basic?.id, let formID = credentials.clientID, basicID != formID {
             throw OAuthError(.invalidClient, "client_id does not match the credentials")
         }
         guard let client = try client(named: id) else { throw OAuthError(.invalidClient, "client authentication failed") }
@@ -104,7 +105,7 @@ extension OIDCService {
         case .confidential:
             if let assertion {
                 try verifyClientAssertion(assertion, client: client)
-            } else if let secret = basic?.secret ?? form["client_secret"], let stored = client.secretDigest {
+            } else if let secret = basic?.secret ?? credentials.clientSecret, let stored = client.secretDigest {
                 guard Self.equalDigests(digester.digest(secret), stored) else { throw OAuthError(.invalidClient, "client authentication failed") }
             } else {
                 throw OAuthError(.invalidClient, "client authentication failed")

@@ -8,12 +8,12 @@ extension OIDCService {
     // MARK: The token endpoint
 
     /// The `authorization_code` and `refresh_token` grants for an authenticated client.
-    public func token(client: OIDCClient, form: FormBody) throws -> TokenResponse {
-        switch form["grant_type"] {
-        case Self.authorizationCodeGrant: try exchangeCode(client: client, form: form)
-        case Self.refreshTokenGrant: try refresh(client: client, form: form)
-        case nil: throw OAuthError(.invalidRequest, "grant_type is required")
-        case let other?: throw OAuthError(.unsupportedGrantType, "the grant \(other) is not served")
+    public func token(client: OIDCClient, grant: TokenGrant) throws -> IssuedTokens {
+        switch grant {
+        case .authorizationCode(let code, let redirectURI, let verifier):
+            try exchangeCode(client: client, code: code, redirectURI: redirectURI, verifier: verifier)
+        case .refreshToken(let token, let scope):
+            try refresh(client: client, token: token, scope: scope)
         }
     }
 
@@ -22,9 +22,9 @@ extension OIDCService {
     /// had a challenge, and a verifier without one is refused (no downgrade). A presentation
     /// refused before the exchange (another client, another redirect URI, a wrong verifier)
     /// spends nothing: the code stays its rightful client's.
-    private func exchangeCode(client: OIDCClient, form: FormBody) throws -> TokenResponse {
-        guard let code = form["code"], !code.isEmpty, code.utf8.count <= 256 else { throw OAuthError(.invalidRequest, "code is required") }
-        guard let redirectURI = form["redirect_uri"] else { throw OAuthError(.invalidRequest, "redirect_uri is required") }
+    private func exchangeCode(client: OIDCClient, code: String?, redirectURI: String?, verifier: String?) throws -> IssuedTokens {
+        guard let code, !code.isEmpty, code.utf8.count <= 256 else { throw OAuthError(.invalidRequest, "code is required") }
+        guard let redirectURI else { throw OAuthError(.invalidRequest, "redirect_uri is required") }
         let now = clock.now()
         let digest = digester.digest(code)
         guard let presented = try store.authorizationCode(digest: digest) else { throw OAuthError(.invalidGrant, "unknown authorization code") }
@@ -32,7 +32,7 @@ extension OIDCService {
             throw OAuthError(.invalidGrant, "the authorization code was issued to another client")
         }
         if presented.redeemedAt != nil { try rejectReuse(of: .authorizationCode, grantID: presented.grantID, now: now) }
-        try checkPresentation(presented, redirectURI: redirectURI, verifier: form["code_verifier"], now: now)
+        try checkPresentation(presented, redirectURI: redirectURI, verifier: verifier, now: now)
         switch try store.redeemAuthorizationCode(digest: digest, now: now) {
         case nil:
             throw OAuthError(.invalidGrant, "unknown authorization code")
@@ -67,8 +67,8 @@ extension OIDCService {
     /// Refresh tokens rotate: each is spent by its use and replaced; a spent one presented
     /// again by its client revokes the grant (someone else holds a copy). A presentation refused
     /// before the use (another client, a wider scope) spends nothing.
-    private func refresh(client: OIDCClient, form: FormBody) throws -> TokenResponse {
-        guard let token = form["refresh_token"], !token.isEmpty, token.utf8.count <= 256 else {
+    private func refresh(client: OIDCClient, token: String?, scope asked: String?) throws -> IssuedTokens {
+        guard let token, !token.isEmpty, token.utf8.count <= 256 else {
             throw OAuthError(.invalidRequest, "refresh_token is required")
         }
         let now = clock.now()
@@ -79,7 +79,7 @@ extension OIDCService {
         }
         if presented.usedAt != nil { try rejectReuse(of: .refreshToken, grantID: presented.grantID, now: now) }
         var scope = grant.scope
-        if let asked = form["scope"] {
+        if let asked {
             let scopes = asked.split(separator: " ").map(String.init)
             let granted = Set(grant.scope.split(separator: " ").map(String.init))
             guard scopes.allSatisfy(granted.contains) else { throw OAuthError(.invalidScope, "a refresh cannot widen the scope") }
@@ -116,7 +116,7 @@ extension OIDCService {
         throw OAuthError(.invalidGrant, token.message)
     }
 
-    private func issueTokens(_ grant: OIDCGrant, client: OIDCClient, scope: String, idTokenNonce: String?, now: Date) throws -> TokenResponse {
+    private func issueTokens(_ grant: OIDCGrant, client: OIDCClient, scope: String, idTokenNonce: String?, now: Date) throws -> IssuedTokens {
         let issuedAt = Int(now.timeIntervalSince1970)
         var idClaims: [String: Any] = [
             "iss": policy.issuer, "sub": grant.userID, "aud": client.id, "azp": client.id, "iat": issuedAt,
@@ -142,8 +142,8 @@ extension OIDCService {
                                                       expiresAt: now.addingTimeInterval(policy.refreshTokenLifetime)))
             refreshToken = token
         }
-        return TokenResponse(accessToken: accessToken, expiresIn: policy.accessTokenLifetime, idToken: idToken, scope: scope,
-                             refreshToken: refreshToken)
+        return IssuedTokens(accessToken: accessToken, expiresIn: policy.accessTokenLifetime, idToken: idToken, scope: scope,
+                            refreshToken: refreshToken)
     }
 
     private func revokeGrant(_ id: String, reason: String, now: Date) throws {
@@ -165,17 +165,16 @@ extension OIDCService {
 
     /// The claims of a live access token this server issued: signature, `typ`, issuer,
     /// expiry, and its grant not revoked. Nil when it is none of that.
-    func liveAccessToken(_ token: String, now: Date) throws -> [String: Any]? {
+    func liveAccessToken(_ token: String, now: Date) throws -> AccessTokenClaims? {
         guard token.utf8.count <= 8192, let verified = try? signer.verify(token, now: now), verified.type == "at+jwt",
-              let claims = try? JSONSerialization.jsonObject(with: verified.payload) as? [String: Any],
-              claims["iss"] as? String == policy.issuer,
-              let exp = (claims["exp"] as? NSNumber)?.doubleValue, exp > now.timeIntervalSince1970 else { return nil }
+              let claims = try? JSONDecoder().decode(AccessTokenClaims.self, from: verified.payload),
+              claims.iss == policy.issuer, claims.exp > now.timeIntervalSince1970 else { return nil }
         // Every access token names what it came from; one that names nothing is not this server's now.
-        guard let sid = claims["sid"] as? String else { return nil }
+        guard let sid = claims.sid else { return nil }
         if sid.hasPrefix(CIBARequest.sessionPrefix) {
             guard let request = try store.cibaRequest(digest: String(sid.dropFirst(CIBARequest.sessionPrefix.count))), request.revokedAt == nil,
-                  request.clientID == claims["client_id"] as? String, let subject = claims["sub"] as? String,
-                  let user = try store.user(id: subject), user.status == .active, !user.isLocked(at: now) else { return nil }
+                  request.clientID == claims.clientID,
+                  let user = try store.user(id: claims.sub), user.status == .active, !user.isLocked(at: now) else { return nil }
         } else {
             guard let grant = try store.grant(id: sid), try isLive(grant, now: now) else { return nil }
         }
@@ -197,15 +196,15 @@ extension OIDCService {
         return true
     }
 
-    /// The UserInfo endpoint's claims for a bearer access token with the `openid` scope.
-    public func userInfo(accessToken: String) throws -> [String: Any] {
-        guard let claims = try liveAccessToken(accessToken, now: clock.now()), let subject = claims["sub"] as? String else {
+    /// The UserInfo endpoint's subject for a bearer access token with the `openid` scope.
+    public func userInfoSubject(accessToken: String) throws -> String {
+        guard let claims = try liveAccessToken(accessToken, now: clock.now()) else {
             throw OAuthError(.invalidToken, "the access token is invalid, expired or revoked")
         }
-        guard ((claims["scope"] as? String) ?? "").split(separator: " ").contains("openid") else {
+        guard (claims.scope ?? "").split(separator: " ").contains("openid") else {
             throw OAuthError(.invalidToken, "the access token lacks the openid scope")
         }
-        return ["sub": subject]
+        return claims.sub
     }
 
     /// RFC 7009: revokes the grant of a refresh or access token the client holds. Unknown
@@ -217,29 +216,27 @@ extension OIDCService {
                grant.clientID == client.id {
                 try revokeGrant(grant.id, reason: "revoked by the client", now: now)
             }
-        } else if let claims = try liveAccessToken(token, now: now), claims["client_id"] as? String == client.id,
-                  let grantID = claims["sid"] as? String {
+        } else if let claims = try liveAccessToken(token, now: now), claims.clientID == client.id, let grantID = claims.sid {
             try revokeGrant(grantID, reason: "revoked by the client", now: now)
         }
     }
 
     /// RFC 7662 for confidential clients, about their own tokens.
-    public func introspect(client: OIDCClient, token: String) throws -> [String: Any] {
+    public func introspect(client: OIDCClient, token: String) throws -> TokenIntrospection {
         guard client.kind == .confidential else { throw OAuthError(.invalidClient, "introspection is for confidential clients") }
         let now = clock.now()
         if token.hasPrefix("rt_") {
             guard let refresh = try store.refreshToken(digest: digester.digest(token)), refresh.usedAt == nil, refresh.expiresAt > now,
                   let grant = try store.grant(id: refresh.grantID), grant.clientID == client.id, try isLive(grant, now: now) else {
-                return ["active": false]
+                return .inactive
             }
-            return ["active": true, "token_type": "refresh_token", "client_id": grant.clientID, "sub": grant.userID, "scope": grant.scope,
-                    "exp": Int(refresh.expiresAt.timeIntervalSince1970), "iss": policy.issuer]
+            return TokenIntrospection(active: true, kind: .refreshToken, clientID: grant.clientID, subject: grant.userID, scope: grant.scope,
+                                      expiresAt: Int(refresh.expiresAt.timeIntervalSince1970), issuer: policy.issuer)
         }
-        guard let claims = try liveAccessToken(token, now: now), claims["client_id"] as? String == client.id else { return ["active": false] }
-        var answer = claims.filter { ["sub", "client_id", "scope", "exp", "iat", "iss", "aud", "jti", "acr", "auth_time"].contains($0.key) }
-        answer["active"] = true
-        answer["token_type"] = "Bearer"
-        return answer
+        guard let claims = try liveAccessToken(token, now: now), claims.clientID == client.id else { return .inactive }
+        return TokenIntrospection(active: true, kind: .accessToken, clientID: claims.clientID, subject: claims.sub, scope: claims.scope,
+                                  expiresAt: Int(claims.exp), issuedAt: claims.iat, issuer: claims.iss, audience: claims.aud, jti: claims.jti,
+                                  acr: claims.acr, authTime: claims.authTime)
     }
 }
 

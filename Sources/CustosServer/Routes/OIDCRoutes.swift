@@ -40,52 +40,21 @@ enum OIDCRoutes {
         }
         routes.respond(Endpoints.revokeToken, groups.signIn) { context, form in
             let oidc = try oidc()
-            let basic = try OpenIDRoutes.basicCredentials(context.request)
+            let credentials = try OAuthWireMapping.credentials(context.request, form)
             guard let token = form["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is required") }
             // A CIBA client is a relying party's API key (its id is no OpenID client's `oc_…`).
-            if let ciba, let id = basic?.id ?? form["client_id"], !id.hasPrefix(OIDCClient.idPrefix) {
-                try ciba.revoke(client: try ciba.authenticateClient(basic: basic, form: form), token: token, verifiedBy: oidc)
+            if let ciba, let id = credentials.basicID ?? credentials.clientID, !id.hasPrefix(OIDCClient.idPrefix) {
+                try ciba.revoke(client: try ciba.authenticateClient(credentials), token: token, verifiedBy: oidc)
                 return OpenIDRoutes.noStore(Response(status: 200))
             }
-            try oidc.revoke(client: try oidc.authenticateClient(basic: basic, form: form), token: token)
+            try oidc.revoke(client: try oidc.authenticateClient(credentials), token: token)
             return OpenIDRoutes.noStore(Response(status: 200))
         }
         routes.respond(Endpoints.introspectToken, groups.signIn) { context, form in
             let oidc = try oidc()
-            let client = try oidc.authenticateClient(basic: OpenIDRoutes.basicCredentials(context.request), form: form)
+            let client = try oidc.authenticateClient(try OAuthWireMapping.credentials(context.request, form))
             guard let token = form["token"], !token.isEmpty else { throw OAuthError(.invalidRequest, "token is required") }
-            let answer = try oidc.introspect(client: client, token: token)
-            return OpenIDRoutes.noStore(.json(raw: try JSONSerialization.data(withJSONObject: answer, options: [.sortedKeys, .withoutEscapingSlashes])))
-        }
-        // The password again: a stolen session alone cannot add a lasting credential. Its failures
-        // count against the user, as any step-up's (the session proves a bound device).
-        routes.on(Endpoints.beginPasskeyRegistration, groups.stepUp) { context, body in
-            try identity.requireConfirmedDevice(context.caller)
-            let checked = try identity.verifyStepUpPassword(userID: context.caller.userID, password: body.password)
-            guard checked.status == .success else { throw OIDCError.passwordRejected(checked) }
-            let options = try oidc().beginPasskeyRegistration(userID: context.caller.userID)
-            return PasskeyRegistrationOptions(registrationID: options.registrationID, challenge: options.challenge.base64URLEncodedString,
-                                              rpID: options.rpID, origin: options.origin, userID: options.userID, expiresAt: options.expiresAt)
-        }
-        routes.on(Endpoints.completePasskeyRegistration, groups.stepUp) { context, body in
-            guard let attestation = Data(base64URLEncoded: body.attestationObject), attestation.count <= 16384,
-                  let clientData = Data(base64URLEncoded: body.clientDataJSON), clientData.count <= 4096 else {
-                throw OIDCError.invalid("attestation", "attestation_object and client_data_json must be base64url")
-            }
-            let device = try oidc().completePasskeyRegistration(
-                userID: context.caller.userID, registrationID: try context.parameter("id"),
-                attestation: WebAuthnAttestation(attestationObject: attestation, clientDataJSON: clientData), name: body.name)
-            return WireMapping.device(device)
-        }
-        routes.on(Endpoints.beginPasskeyLogin, groups.signIn) { _, _ in
-            let started = try oidc().beginPasskeyLogin()
-            return PasskeyLoginChallengeResponse(challenge: started.challenge.base64URLEncodedString, rpID: started.rpID,
-                                                 expiresAt: started.expiresAt)
-        }
-        routes.on(Endpoints.passkeyLogin, groups.signIn) { context, body in
-            let outcome = try oidc().passkeyLogin(try assertion(body.credentialID, body.authenticatorData, body.clientDataJSON, body.signature),
-                                                  password: body.password, client: context.request.remoteAddress?.limitKey)
-            return WireMapping.outcome(outcome, policy: identity.policy)
+            return OpenIDRoutes.noStore(.json(raw: try OAuthWireMapping.introspection(try oidc.introspect(client: client, token: token))))
         }
         routes.on(Endpoints.createOIDCClient, groups.admin) { context, body in
             guard let kind = OIDCClient.Kind(rawValue: body.clientType) else {
@@ -122,7 +91,7 @@ enum OIDCRoutes {
             guard let token = AccessGroups.bearer(request) else {
                 throw OAuthError(.invalidToken, "send the access token as Authorization: Bearer")
             }
-            return OpenIDRoutes.noStore(try .wire(UserInfoResponse(sub: try oidc.userInfo(accessToken: token)["sub"] as? String ?? "")))
+            return OpenIDRoutes.noStore(try .wire(UserInfoResponse(sub: try oidc.userInfoSubject(accessToken: token))))
         } catch let error as OAuthError {
             // RFC 6750 §3: the challenge says why (the body is the OAuth error ErrorMapping writes).
             var response = Response.error(ErrorMapping.httpError(for: error) ?? HTTPError(status: error.status, code: error.code.rawValue,

@@ -23,8 +23,8 @@ enum OpenIDRoutes {
         }
         routes.respond(Endpoints.backchannelAuthentication, groups.signIn) { context, form in
             let ciba = try ciba()
-            let client = try ciba.authenticateClient(basic: basicCredentials(context.request), form: form)
-            return noStore(try .wire(try ciba.authenticate(client: client, form: form)))
+            let client = try ciba.authenticateClient(try OAuthWireMapping.credentials(context.request, form))
+            return noStore(try .wire(OAuthWireMapping.ticket(try ciba.authenticate(client: client, request: OAuthWireMapping.backchannelRequest(form)))))
         }
         routes.respond(Endpoints.token, groups.signIn) { context, form in
             guard form["grant_type"] == cibaGrant else {
@@ -32,15 +32,15 @@ enum OpenIDRoutes {
                 guard let oidc, let grant = form["grant_type"], served.contains(grant) else {
                     throw OAuthError(.unsupportedGrantType, "this token endpoint serves the grants \((oidc == nil ? [] : served) + [cibaGrant])")
                 }
-                let client = try oidc.authenticateClient(basic: basicCredentials(context.request), form: form)
-                return noStore(try .wire(try oidc.token(client: client, form: form)))
+                let client = try oidc.authenticateClient(try OAuthWireMapping.credentials(context.request, form))
+                return noStore(try .wire(OAuthWireMapping.tokens(try oidc.token(client: client, grant: OAuthWireMapping.grant(form)))))
             }
             let ciba = try ciba()
-            let client = try ciba.authenticateClient(basic: basicCredentials(context.request), form: form)
+            let client = try ciba.authenticateClient(try OAuthWireMapping.credentials(context.request, form))
             guard let authReqID = form["auth_req_id"], !authReqID.isEmpty, authReqID.utf8.count <= 256 else {
                 throw OAuthError(.invalidRequest, "auth_req_id is required")
             }
-            return noStore(try .wire(try ciba.token(client: client, authReqID: authReqID)))
+            return noStore(try .wire(OAuthWireMapping.tokens(try ciba.token(client: client, authReqID: authReqID))))
         }
         routes.on(Endpoints.registerCIBAClient, groups.rp) { context, body in
             guard let mode = CIBAClient.Mode(rawValue: body.backchannelTokenDeliveryMode) else {

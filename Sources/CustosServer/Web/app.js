@@ -5,6 +5,7 @@ import { devices, newKeyPair, signRaw } from "./device.js";
 import "./biometric.js";
 import "./notifications.js";
 import { signInWithPasskey } from "./passkeys.js";
+import "./devices.js";
 import "./admin.js";
 
 function browserName() {
@@ -179,7 +180,8 @@ screen("dashboard", {
         tile("biometric", "Biometric Authentication", "Check your face template and authenticate with a live selfie."),
         tile("notifications", "Notifications", "Approve or reject requests from the services you use."),
         tile("optin", "Biometric opt-in / opt-out", "Store your face template on the server, verify your identity, or delete it."),
-        tile("passkeys", "Passkeys", "Add a passkey: sign in with it here and in apps that use Custos.")));
+        tile("passkeys", "Passkeys", "Add a passkey: sign in with it here and in apps that use Custos."),
+        tile("devices", "Devices", "See what is bound to your account, from where, and unbind what you do not recognise.")));
   },
 });
 

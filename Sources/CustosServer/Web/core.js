@@ -232,7 +232,7 @@ function renderMenu(active) {
   const nav = document.getElementById("menu");
   const items = state.session
     ? [["dashboard", "Dashboard"], ["biometric", "Biometric Authentication"], ["notifications", "Notifications"],
-       ["optin", "Biometric opt-in / opt-out"], ["passkeys", "Passkeys"], ["signout", "Sign out"]]
+       ["optin", "Biometric opt-in / opt-out"], ["passkeys", "Passkeys"], ["devices", "Devices"], ["signout", "Sign out"]]
     : [["login", "Sign in"], ["activate", "Activate"]];
   items.push(["admin", "Admin"]);
   nav.replaceChildren(h("ul", {}, items.map(([name, label]) =>

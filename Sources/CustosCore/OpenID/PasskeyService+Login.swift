@@ -11,8 +11,8 @@ public struct PasskeyLoginChallenge: Equatable, Sendable {
 /// form), without a user id: the challenge belongs to nobody until an assertion answers it;
 /// the credential names the device, the device its user. What follows is the login's: the
 /// user's state and attempts, the password where the policy asks for it, a session.
-extension OIDCService {
-    public func beginPasskeyLogin() throws -> PasskeyLoginChallenge {
+extension PasskeyService {
+    public func beginLogin() throws -> PasskeyLoginChallenge {
         let now = clock.now()
         let challenge = Data(random.bytes(count: 32))
         let expiresAt = now.addingTimeInterval(policy.challengeLifetime)
@@ -23,7 +23,7 @@ extension OIDCService {
 
     /// One answer per challenge: it is spent whatever the outcome. A proof that fails counts
     /// against the credential's device id from the client's address, as a failed login does.
-    public func passkeyLogin(_ assertion: WebAuthnAssertion, password: String?, client: String? = nil) throws -> AuthenticationOutcome {
+    public func login(_ assertion: WebAuthnAssertion, password: String?, client: String? = nil) throws -> AuthenticationOutcome {
         try InputRules.checkToken(assertion.credentialID, field: "credential_id")
         if let password { try InputRules.checkPasswordLength(password, field: "password") }
         let now = clock.now()

@@ -12,19 +12,19 @@ public struct PasskeyRegistrationChallenge: Equatable, Sendable {
     public var expiresAt: Date
 }
 
-extension OIDCService {
-    static let passkeyRegistrationPurpose = "passkey_registration"
+extension PasskeyService {
+    static let registrationPurpose = "passkey_registration"
     /// A credential id longer than this would not fit a device id (`pk_` + base64url).
     static let maximumCredentialIDBytes = 93
 
     /// The registration ceremony's first step, for the signed-in user: a challenge the
     /// authenticator signs into its attestation (single use, `challengeLifetime`).
-    public func beginPasskeyRegistration(userID: String) throws -> PasskeyRegistrationChallenge {
+    public func beginRegistration(userID: String) throws -> PasskeyRegistrationChallenge {
         let now = clock.now()
         let challenge = Data(random.bytes(count: 32))
         let registrationID = "pr_" + random.hexID(bytes: 16)
         let expiresAt = now.addingTimeInterval(policy.challengeLifetime)
-        try store.issue(SingleUseToken(purpose: Self.passkeyRegistrationPurpose, digest: digester.digest(registrationID), subject: userID,
+        try store.issue(SingleUseToken(purpose: Self.registrationPurpose, digest: digester.digest(registrationID), subject: userID,
                                        payload: digester.digest(bytes: challenge), expiresAt: expiresAt))
         return PasskeyRegistrationChallenge(registrationID: registrationID, challenge: challenge, rpID: policy.rpID, origin: policy.origin,
                                             userID: userID, expiresAt: expiresAt)
@@ -33,12 +33,12 @@ extension OIDCService {
     /// The second step: the authenticator's attestation (`none`, or `packed` self-attestation),
     /// checked by `WebAuthnVerifier.verifyRegistration`; the credential becomes a device of the
     /// user (id `pk_` + the credential id in base64url), which signs in as a bound device does.
-    public func completePasskeyRegistration(userID: String, registrationID: String, attestation: WebAuthnAttestation,
+    public func completeRegistration(userID: String, registrationID: String, attestation: WebAuthnAttestation,
                                             name: String) throws -> Device {
         try InputRules.checkToken(registrationID, field: "registration_id")
         let deviceName = try InputRules.checkName(name, field: "name")
         let now = clock.now()
-        guard let issued = try store.consume(purpose: Self.passkeyRegistrationPurpose, digest: digester.digest(registrationID), now: now),
+        guard let issued = try store.consume(purpose: Self.registrationPurpose, digest: digester.digest(registrationID), now: now),
               issued.subject == userID, !issued.payload.isEmpty else {
             throw OIDCError.authorizationNotFound
         }
