@@ -96,9 +96,10 @@ struct LiveServer {
         configuration.idvAudience = Self.verdictSigning.audience
         // Real time runs on while a test waits for a thread behind the other suites (minutes under
         // make test on two cores): sign-in challenges and codes outlive that wait. Tests of their
-        // expiry move the clock, or run a server with short lifetimes.
+        // expiry move the clock, or run a server with short lifetimes. Login nonces too.
         configuration.oidc.challengeLifetime = 900
         configuration.oidc.codeLifetime = 900
+        configuration.identity.loginNonceLifetime = 900
         configure(&configuration)
         clock = TestClock()
         let services = try ApplicationFactory.services(
