@@ -121,10 +121,11 @@ struct LiveServer {
         ApplicationFactory.auditTrail(store: store, masterKeys: MasterKeys(primary: LiveServer.masterKey), clock: clock)
     }
 
-    /// An app's client with its own device key directory.
+    /// An app's client with its own device key directory. A minute's timeout: under make test's
+    /// load on two cores an answer can take far longer than a user would wait.
     func client(keys: URL? = nil, configure: (inout CustosClient.Configuration) -> Void = { _ in }) throws -> CustosClient {
         let directory = keys ?? FileManager.default.temporaryDirectory.appendingPathComponent("custos-keys-\(UUID().uuidString)")
-        var configuration = CustosClient.Configuration(serverURL: baseURL, timeout: 10, keyStore: FileDeviceKeyStore(directory: directory))
+        var configuration = CustosClient.Configuration(serverURL: baseURL, timeout: 60, keyStore: FileDeviceKeyStore(directory: directory))
         configure(&configuration)
         return try CustosClient(configuration: configuration)
     }
@@ -133,12 +134,12 @@ struct LiveServer {
     /// and so are their verifications), or an administrator's with a fresh key.
     func admin(scope: APIKey.Scope = .rp) throws -> CustosAdminClient {
         let secret = scope == .rp ? relyingPartySecret : try apiKeys.create(scope: scope, label: "test", actor: "test").1
-        return try CustosAdminClient(serverURL: baseURL, apiKey: secret, timeout: 10)
+        return try CustosAdminClient(serverURL: baseURL, apiKey: secret, timeout: 60)
     }
 
     /// Another relying party's client, with a fresh `rp` key of its own.
     func otherRelyingParty() throws -> CustosAdminClient {
-        try CustosAdminClient(serverURL: baseURL, apiKey: try apiKeys.create(scope: .rp, label: "other", actor: "test").1, timeout: 10)
+        try CustosAdminClient(serverURL: baseURL, apiKey: try apiKeys.create(scope: .rp, label: "other", actor: "test").1, timeout: 60)
     }
 
     func stop() {
