@@ -194,6 +194,18 @@ import Testing
         #expect(reopened.statusCode == 100)
     }
 
+    /// An expired password alone binds nothing and gives no change token: else a phished
+    /// expired password would replace itself and lock the user out of their devices.
+    @Test func anExpiredPasswordAloneCannotReplaceItself() async throws {
+        let fixture = try await SignInFixture.make(.sqlite) { $0.identity.passwordRegistration = true }
+        defer { fixture.live.stop() }
+        fixture.live.clock.advance(by: try #require(IdentityPolicy().passwordMaximumAge) + 60)
+        let stranger = try fixture.live.client()
+        let result = try await stranger.registerDevice(userID: fixture.userID, password: IdentityFlowTests.password, deviceName: "x")
+        #expect(result.statusCode == 110 && result.passwordChangeToken == nil && result.deviceID == nil)
+        #expect(try await fixture.live.admin().devices(fixture.userID).count == 1)
+    }
+
     /// Every binding is told to the user's other devices: who, how, from where.
     @Test func theOtherDevicesAreToldOfEveryBinding() async throws {
         let fixture = try await SignInFixture.make(.sqlite)

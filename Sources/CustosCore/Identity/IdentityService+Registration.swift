@@ -46,8 +46,9 @@ extension IdentityService {
     /// `policy.passwordRegistrationFailures` for the user from all addresses together, password
     /// registration closes for that user only (the bound devices go on). A wrong password, an
     /// unknown, inactive or locked user all answer 401 in the same time (one Argon2id
-    /// verification each). An expired password still binds the device and answers 110 with a
-    /// password change token.
+    /// verification each). An expired password binds nothing and answers 110 without a change
+    /// token: the password alone cannot replace itself (a phished expired password would lock
+    /// the user out); the user changes it from a bound device.
     public func registerDevice(userID: String, proof: DeviceRegistrationProof, deviceName: String, deviceKey: DevicePublicKey,
                                client: String? = nil) throws -> AuthenticationOutcome {
         try InputRules.checkUserID(userID)
@@ -56,7 +57,6 @@ extension IdentityService {
         let now = clock.now()
         let user = try store.user(id: userID)
         let binding: DeviceBinding
-        var passwordExpired = false
         switch proof {
         case .registrationCode(let code):
             try InputRules.checkToken(code, field: "registration_code")
@@ -82,12 +82,14 @@ extension IdentityService {
                 if user != nil { _ = try store.increment(userKey, limit: policy.passwordRegistrationFailures, now: now) }
                 return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left)
             }
-            passwordExpired = policy.passwordExpired(user, at: now)
+            if policy.passwordExpired(user, at: now) {
+                return AuthenticationOutcome(status: .passwordExpired, userID: userID, attemptsLeft: Int(policy.maximumAttempts))
+            }
             binding = .password
         }
         let device = Device(id: newID(), userID: userID, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint,
                             createdAt: now, lastUsedAt: now, boundBy: binding, boundFrom: client)
-        let opened = try store.atomically { () -> (Device, Session, String)? in
+        let (bound, session, token) = try store.atomically { () -> (Device, Session, String) in
             if case .registrationCode(let code) = proof {
                 guard try store.consume(purpose: Purpose.deviceRegistration, digest: digester.digest(code), now: now) != nil else {
                     throw IdentityError.invalidRegistrationCode
@@ -95,14 +97,8 @@ extension IdentityService {
                 try store.reset(Self.passwordRegistrationKey(userID))
             }
             let bound = try bind(device, confirming: binding.isConfirmed, now: now)
-            // An expired password binds the device but opens no session: it must be changed first.
-            guard !passwordExpired else { return nil }
             let (session, token) = try openSession(userID: userID, deviceID: bound.id, now: now)
             return (bound, session, token)
-        }
-        guard let (bound, session, token) = opened else {
-            return AuthenticationOutcome(status: .passwordExpired, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: device,
-                                         passwordChangeToken: try issuePasswordChangeToken(userID, now: now))
         }
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: bound,
                                      session: session, sessionToken: token)

@@ -22,8 +22,8 @@ extension CustosClient {
     /// `.unknownUser` falls back: a declined, timed-out or denied sign-in is thrown as it is.
     /// A wrong password is thrown as `credentials_rejected` (`longErrorCode` 401; the server
     /// throttles them per user and address, then answers 429 `too_many_attempts`, and never
-    /// locks the user); 110 when the password expired (the device is then bound; change the
-    /// password and sign in again).
+    /// locks the user); 110 when the password expired (nothing is bound: the user changes the
+    /// password from a bound device, then signs in here again).
     public func authenticate(_ request: BoundUserAuthenticationRequest,
                              credentials: @escaping @Sendable () async -> SignInCredentials?) async throws -> AuthorizationResponse {
         do {
