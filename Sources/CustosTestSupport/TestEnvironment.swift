@@ -25,6 +25,12 @@ public enum TestEnvironment {
     /// there, so the browser tests fail instead of skipping when they are missing.
     public static var browserRequired: Bool { variables["CUSTOS_REQUIRE_BROWSER"] == "1" }
 
+    /// How long a test's HTTP client waits for an answer before it calls the call lost. Under
+    /// make test's load on two cores (every suite at once, one face engine for the whole
+    /// process) an answer can wait minutes for a thread; a hang is what the suites' time limits
+    /// catch, not this.
+    public static let requestTimeout: TimeInterval = 300
+
     public static var outageAllowed: Bool { variables["CUSTOS_TEST_PG_OUTAGE"] == "1" }
 
     /// scripts/pg-ctl.sh, to stop and start the scratch cluster.

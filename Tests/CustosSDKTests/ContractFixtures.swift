@@ -79,7 +79,7 @@ enum ContractFixtures {
         let keys = keyStore ?? FileDeviceKeyStore(directory: FileManager.default.temporaryDirectory
             .appendingPathComponent("custos-sdk-contract-\(UUID().uuidString)"))
         let client = try CustosClient(configuration: .init(
-            serverURL: server, timeout: 30, keyStore: keys, eventQueue: DispatchQueue(label: "test.sdk.events"),
+            serverURL: server, timeout: 300, keyStore: keys, eventQueue: DispatchQueue(label: "test.sdk.events"),
             frameSource: frameSource, startConfirmationTimeout: startConfirmationTimeout))
         client.restore(SessionState(userID: userID, deviceID: "d1", sessionToken: sessionToken))
         return client

@@ -18,7 +18,7 @@ import Testing
         let live = try LiveServer.make(kind)
         defer { live.stop() }
         let (adminKey, adminSecret) = try live.apiKeys.create(scope: .admin, label: "ops", actor: "test")
-        let admin = try CustosAdminClient(serverURL: live.baseURL, apiKey: adminSecret, timeout: 60)
+        let admin = try CustosAdminClient(serverURL: live.baseURL, apiKey: adminSecret, timeout: TestEnvironment.requestTimeout)
         let rp = try live.admin()
         let rpID = live.relyingPartyKey.id
         let api = RawAPI(base: live.baseURL)

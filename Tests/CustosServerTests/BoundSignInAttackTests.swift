@@ -208,7 +208,7 @@ import FoundationNetworking
             let statuses = await withTaskGroup(of: Int.self) { group in
                 for node in [first, second] {
                     group.addTask {
-                        var request = URLRequest(url: node.baseURL.appendingPathComponent("/oauth2/token"))
+                        var request = URLRequest(url: node.baseURL.appendingPathComponent("/oauth2/token"), timeoutInterval: TestEnvironment.requestTimeout)
                         request.httpMethod = "POST"
                         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
                         request.httpBody = FormBody(fields: fields).encoded

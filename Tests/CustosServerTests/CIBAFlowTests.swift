@@ -18,7 +18,7 @@ import FoundationNetworking
         let secret: String
 
         func post(_ path: String, _ fields: [String: String], basic: Bool = true) async throws -> (Int, [String: Any]) {
-            var request = URLRequest(url: base.appendingPathComponent(path))
+            var request = URLRequest(url: base.appendingPathComponent(path), timeoutInterval: TestEnvironment.requestTimeout)
             request.httpMethod = "POST"
             var form = fields
             if basic {

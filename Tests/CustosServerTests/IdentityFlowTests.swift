@@ -2,6 +2,7 @@ import CustosAPI
 import CustosCore
 import CustosCrypto
 import CustosSDK
+import CustosTestSupport
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)
@@ -537,7 +538,7 @@ struct RawAPI {
     }
 
     private func send(_ path: String, method: String = "POST", body: Data?, bearer: String?) async throws -> (Data, Int) {
-        var request = URLRequest(url: URL(string: base.absoluteString + path)!)
+        var request = URLRequest(url: URL(string: base.absoluteString + path)!, timeoutInterval: TestEnvironment.requestTimeout)
         request.httpMethod = method
         if let body {
             request.httpBody = body
@@ -559,7 +560,7 @@ struct RawAPI {
         let (_, userID, _) = try await IdentityFlowTests.activatedUser(live)
         let (_, rpKey) = try live.apiKeys.create(scope: .rp, label: "rp", actor: "test")
         for (method, path) in [("DELETE", "/v1/users/\(userID)%00/devices/abc"), ("GET", "/v1/users/\(userID)%00zzz/devices")] {
-            var request = URLRequest(url: URL(string: live.baseURL.absoluteString + path)!)
+            var request = URLRequest(url: URL(string: live.baseURL.absoluteString + path)!, timeoutInterval: TestEnvironment.requestTimeout)
             request.httpMethod = method
             request.setValue("Bearer \(rpKey)", forHTTPHeaderField: "Authorization")
             let (data, response) = try await URLSession.shared.data(for: request)

@@ -46,15 +46,14 @@ struct LiveServer {
     }
 
     /// A fresh store of `kind` (for servers built with `init(store:…)`).
-    static func store(_ kind: StoreKind) throws -> SQLStore {
+    static func store(_ kind: StoreKind, schema: String = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16))
+        throws -> SQLStore {
         switch kind {
         case .sqlite:
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("custos-live-\(UUID().uuidString)").path
             return try SQLStore.open(databaseURL: nil, dataDirectory: directory)
         case .postgresql:
-            let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
-            return try SQLStore.openPostgres(url: TestEnvironment.postgresURL ?? "",
-                                             options: PostgresOptions(connectTimeoutSeconds: 2, schema: String(schema)))
+            return try SQLStore.openPostgres(url: TestEnvironment.postgresURL ?? "", options: PostgresOptions(connectTimeoutSeconds: 2, schema: schema))
         }
     }
 
@@ -80,7 +79,8 @@ struct LiveServer {
     /// The wiring is the executable's, with a cheap Argon2id cost and a clock the test moves.
     init(store: SQLStore, policy: IdentityPolicy = IdentityPolicy(), idv idvPolicy: IDVPolicy? = nil,
          masterKey: MasterKey = LiveServer.masterKey, resultDetail: Bool = true, auditStore: (any AuditStore)? = nil,
-         rateLimiter: RateLimiter? = nil, webhooks: Bool = false, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+         rateLimiter: RateLimiter? = nil, webhooks: Bool = false, workers: Int? = nil,
+         configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         self.store = store
         var configuration = ServerConfiguration()
         configuration.webhooks.allowsLoopbackHTTP = true
@@ -109,8 +109,10 @@ struct LiveServer {
         (relyingPartyKey, relyingPartySecret) = try services.apiKeys.create(scope: .rp, label: "relying party", actor: "test")
         (notifications, webhookSigner, oidc) = (services.notifications, services.webhookSigner, services.oidc)
         dispatcher = webhooks ? services.startWebhooks(store: store, configuration: configuration, logger: Logger(sink: log, level: .info)) : nil
+        var http = HTTPServerConfiguration(port: 0, threads: 2)
+        if let workers { http.workers = workers }
         server = CustosApplication.makeServer(services.dependencies(database: store, rateLimiter: rateLimiter),
-                                              configuration: HTTPServerConfiguration(port: 0, threads: 2), logger: Logger(sink: log, level: .info))
+                                              configuration: http, logger: Logger(sink: log, level: .info))
         try server.start()
     }
 
@@ -121,11 +123,12 @@ struct LiveServer {
         ApplicationFactory.auditTrail(store: store, masterKeys: MasterKeys(primary: LiveServer.masterKey), clock: clock)
     }
 
-    /// An app's client with its own device key directory. A minute's timeout: under make test's
-    /// load on two cores an answer can take far longer than a user would wait.
+    /// An app's client with its own device key directory, patient as the tests must be under
+    /// make test's load (`TestEnvironment.requestTimeout`).
     func client(keys: URL? = nil, configure: (inout CustosClient.Configuration) -> Void = { _ in }) throws -> CustosClient {
         let directory = keys ?? FileManager.default.temporaryDirectory.appendingPathComponent("custos-keys-\(UUID().uuidString)")
-        var configuration = CustosClient.Configuration(serverURL: baseURL, timeout: 60, keyStore: FileDeviceKeyStore(directory: directory))
+        var configuration = CustosClient.Configuration(serverURL: baseURL, timeout: TestEnvironment.requestTimeout,
+                                                       keyStore: FileDeviceKeyStore(directory: directory))
         configure(&configuration)
         return try CustosClient(configuration: configuration)
     }
@@ -134,12 +137,12 @@ struct LiveServer {
     /// and so are their verifications), or an administrator's with a fresh key.
     func admin(scope: APIKey.Scope = .rp) throws -> CustosAdminClient {
         let secret = scope == .rp ? relyingPartySecret : try apiKeys.create(scope: scope, label: "test", actor: "test").1
-        return try CustosAdminClient(serverURL: baseURL, apiKey: secret, timeout: 60)
+        return try CustosAdminClient(serverURL: baseURL, apiKey: secret, timeout: TestEnvironment.requestTimeout)
     }
 
     /// Another relying party's client, with a fresh `rp` key of its own.
     func otherRelyingParty() throws -> CustosAdminClient {
-        try CustosAdminClient(serverURL: baseURL, apiKey: try apiKeys.create(scope: .rp, label: "other", actor: "test").1, timeout: 60)
+        try CustosAdminClient(serverURL: baseURL, apiKey: try apiKeys.create(scope: .rp, label: "other", actor: "test").1, timeout: TestEnvironment.requestTimeout)
     }
 
     func stop() {

@@ -2,6 +2,7 @@ import CustosAPI
 import CustosCore
 import CustosServer
 import CustosStore
+import CustosTestSupport
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -24,7 +25,7 @@ import Testing
     }
 
     static func post(_ base: URL, _ path: String, _ body: some Encodable, bearer: String? = nil) async throws -> (Int, String?, ErrorEnvelope?) {
-        var request = URLRequest(url: base.appendingPathComponent(path))
+        var request = URLRequest(url: base.appendingPathComponent(path), timeoutInterval: TestEnvironment.requestTimeout)
         request.httpMethod = "POST"
         request.httpBody = try WireJSON.encoder().encode(body)
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -34,7 +34,7 @@ import FoundationNetworking
     }
 
     static func form(_ node: LiveServer, _ path: String, _ fields: [String: String]) async throws -> (Int, [String: Any]) {
-        var request = URLRequest(url: node.baseURL.appendingPathComponent(path))
+        var request = URLRequest(url: node.baseURL.appendingPathComponent(path), timeoutInterval: TestEnvironment.requestTimeout)
         request.httpMethod = "POST"
         request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
         request.httpBody = FormBody(fields: fields).encoded
@@ -49,7 +49,7 @@ import FoundationNetworking
     /// GET /oauth2/userinfo, and POST (OpenID Connect Core §5.3) when both answer alike.
     static func userInfoStatus(_ node: LiveServer, _ accessToken: String) async throws -> Int {
         let viaGet = try await RawAPI(base: node.baseURL).getStatus("/oauth2/userinfo", bearer: accessToken).0
-        var request = URLRequest(url: node.baseURL.appendingPathComponent("/oauth2/userinfo"))
+        var request = URLRequest(url: node.baseURL.appendingPathComponent("/oauth2/userinfo"), timeoutInterval: TestEnvironment.requestTimeout)
         request.httpMethod = "POST"
         request.setValue("Bearer \(accessToken)", forHTTPHeaderField: "Authorization")
         let (_, response) = try await URLSession.shared.data(for: request)

@@ -1,6 +1,7 @@
 import CustosAPI
 import CustosCore
 import CustosSDK
+import CustosTestSupport
 import Foundation
 import Synchronization
 import Testing
@@ -120,7 +121,7 @@ import Testing
         let userID = "user-\(UUID().uuidString.prefix(8))"
         let created = try await live.admin().createUser(userID)
         let keys = FileManager.default.temporaryDirectory.appendingPathComponent("custos-keys-\(UUID().uuidString)")
-        let client = try CustosClient(configuration: .init(serverURL: live.baseURL, timeout: 60, keyStore: FileDeviceKeyStore(directory: keys),
+        let client = try CustosClient(configuration: .init(serverURL: live.baseURL, timeout: TestEnvironment.requestTimeout, keyStore: FileDeviceKeyStore(directory: keys),
                                                            frameSource: frameSource, startConfirmationTimeout: startConfirmationTimeout))
         _ = try await client.activate(userID: userID, activationCode: created.activation.activationCode,
                                       password: IdentityFlowTests.password, deviceName: "test phone")

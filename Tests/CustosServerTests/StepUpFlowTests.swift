@@ -23,7 +23,7 @@ struct StepUpFixture {
         let live = try LiveServer(store: LiveServer.store(kind), policy: policy, webhooks: webhooks, configure: configure)
         let (client, userID, deviceID) = try await IdentityFlowTests.activatedUser(live)
         let (key, secret) = try live.apiKeys.create(scope: .rp, label: "bank", actor: "test")
-        return StepUpFixture(live: live, rp: try CustosAdminClient(serverURL: live.baseURL, apiKey: secret, timeout: 60), rpKeyID: key.id,
+        return StepUpFixture(live: live, rp: try CustosAdminClient(serverURL: live.baseURL, apiKey: secret, timeout: TestEnvironment.requestTimeout), rpKeyID: key.id,
                              client: client, userID: userID, deviceID: deviceID)
     }
 
