@@ -4,8 +4,10 @@ extension IDVService {
     /// Judges the frames answering a challenge: liveness first, then the workflow's purpose
     /// (match against the template; create it; match it against the document portrait).
     /// Workflow 8 failures (not matched, liveness failed) use one of the user's attempts.
+    /// `deviceID` is the device whose session sent the frames: a workflow 8 match confirms it
+    /// when the password alone had bound it (`IdentityService.confirmByFaceMatch`).
     public func submit(userID: String, transactionID: String, nonce: String, frames: [CapturedFrame],
-                       document: Data? = nil) throws -> (transaction: IDVTransaction, result: IDVResult) {
+                       document: Data? = nil, deviceID: String? = nil) throws -> (transaction: IDVTransaction, result: IDVResult) {
         let transaction = try ownTransaction(userID: userID, id: transactionID)
         guard transaction.workflow.takesSelfie else { throw IDVError.wrongStep(workflow: transaction.workflow.rawValue) }
         guard transaction.state == .challenged, let challenge = transaction.challenge else {
@@ -30,7 +32,11 @@ extension IDVService {
         }
         guard nonceAccepted else { throw IDVError.challengeRejected }
 
-        return try judge(transaction, now: now) { try assess($0, challenge: challenge, frames: frames, document: document, now: now) }
+        return try judge(transaction, now: now, assess: { try assess($0, challenge: challenge, frames: frames, document: document, now: now) }) {
+            transaction, result in
+            guard let deviceID, transaction.workflow == .serverBiometricAuthentication, result.decision == .matched else { return }
+            _ = try identity.confirmByFaceMatch(deviceID: deviceID, userID: userID, transactionID: transaction.id)
+        }
     }
 
     /// Liveness, then the workflow's comparison: the costly part (face analysis, the document

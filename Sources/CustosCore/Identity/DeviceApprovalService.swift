@@ -135,6 +135,7 @@ public final class DeviceApprovalService: Sendable {
         case .password: "with the password alone"
         case .deviceApproval: "approved on another of your devices"
         case .passkey: "as a passkey"
+        case .faceMatch: "with a match of your face"
         case .activation, .unrecorded: "at activation"
         }
         let from = device.boundFrom.map { " from \($0)" } ?? ""

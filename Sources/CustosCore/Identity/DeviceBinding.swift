@@ -11,6 +11,9 @@ public enum DeviceBinding: String, Sendable, CaseIterable {
     case password
     /// Approved, with number matching, on a device already bound to the user.
     case deviceApproval = "device_approval"
+    /// A server face match with liveness against the enrolled template (workflow 8), taken in
+    /// the session of a device bound by the password alone: it confirms that device.
+    case faceMatch = "face_match"
     /// A passkey registered in the session of a confirmed device, with the password again.
     case passkey
     /// Bound before the server recorded how (an earlier version): taken as confirmed.

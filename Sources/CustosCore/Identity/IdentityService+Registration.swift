@@ -104,6 +104,20 @@ extension IdentityService {
                                      session: session, sessionToken: token)
     }
 
+    /// A MATCHED server biometric authentication (workflow 8) sent from the session of a device
+    /// bound by the password alone confirms that device (`DeviceBinding.faceMatch`): the live face
+    /// matched the template the user enrolled from a confirmed device. Inside the verdict's
+    /// transaction; a device confirmed already, revoked or another user's stays as it is.
+    /// Returns whether it confirmed the device.
+    func confirmByFaceMatch(deviceID: String, userID: String, transactionID: String) throws -> Bool {
+        guard let device = try store.device(id: deviceID), device.userID == userID, device.boundBy == .password,
+              try store.confirmDevice(id: deviceID, by: .faceMatch) else { return false }
+        try audit?.record(.deviceConfirmed, userID: userID, transactionID: transactionID, details: [
+            "device_id": deviceID, "proof": DeviceBinding.faceMatch.rawValue,
+        ])
+        return true
+    }
+
     /// Tells the relying parties a device was bound (CAEP `credential-change`, `create`): which,
     /// by what proof, from which address.
     func signalBinding(_ device: Device, now: Date) throws {

@@ -55,7 +55,8 @@ enum IDVRoutes {
             let frames = body.frames.map { CapturedFrame(capturedAtMilliseconds: $0.capturedAtMs, jpeg: $0.image) }
             let idv = try service()
             let (transaction, result) = try idv.submit(userID: context.caller.userID, transactionID: try context.parameter("id"),
-                                                       nonce: body.nonce, frames: frames, document: body.documentImage)
+                                                       nonce: body.nonce, frames: frames, document: body.documentImage,
+                                                       deviceID: context.caller.deviceID)
             return IDVWireMapping.result(of: transaction, result, detail: idv.policy.resultDetailToApp)
         }
         routes.on(Endpoints.submitDocument, groups.biometricUpload) { context, body in

@@ -9,6 +9,7 @@ const BOUND_BY = {
   registration_code: "a registration code",
   password: "the password alone (proves the password only)",
   device_approval: "approval on another of your devices",
+  face_match: "the password, then a match of your face",
   passkey: "a passkey registration",
   unrecorded: "(bound before this was recorded)",
 };
