@@ -24,6 +24,9 @@ public enum ErrorMapping {
             if case .throttled(let seconds) = error {
                 return HTTPError(status: 429, code: error.code, message: error.message, headers: ["Retry-After": String(seconds)])
             }
+            if error == .attemptsInFlight {
+                return HTTPError(status: 429, code: error.code, message: error.message, headers: ["Retry-After": "1"])
+            }
             if error == .approvalPending {
                 // As a device authorization grant's authorization_pending (RFC 8628 §3.5): ask again.
                 return HTTPError(status: 409, code: error.code, message: error.message, headers: ["Retry-After": "2"])

@@ -30,7 +30,7 @@ extension IDVService {
         guard try store.updateTransaction(transaction, expected: .challenged) else {
             throw IDVError.transactionState(try store.transaction(id: transaction.id)?.state ?? .cancelled)
         }
-        let used = try identity.takeAttempt(userID: userID, factor: .biometric)
+        let used = try identity.awaitAttempt(userID: userID, factor: .biometric)
         do {
             let assessment = try used == nil ? nil : assess(transaction)
             return try store.atomically {

@@ -34,6 +34,9 @@ public enum IdentityError: Error, Equatable, Sendable {
     case approvalDenied(String)
     /// Too many failed device proofs from this client; try again after this many seconds.
     case throttled(retryAfter: Int)
+    /// Every attempt the user has left is held by other tries of this user being judged right
+    /// now, and none came free in time; ask again shortly (the user is not locked).
+    case attemptsInFlight
 
     public enum Kind: Sendable {
         case invalidInput, unauthenticated, forbidden, notFound, conflict, locked, throttled, pending
@@ -49,7 +52,7 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .insufficientScope, .passwordRegistrationOff, .passwordRegistrationClosed, .deviceNotConfirmed, .approvalDenied: .forbidden
         case .approvalPending: .pending
         case .activationLocked: .locked
-        case .throttled: .throttled
+        case .throttled, .attemptsInFlight: .throttled
         }
     }
 
@@ -79,6 +82,7 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .approvalPending: "approval_pending"
         case .approvalDenied: "approval_denied"
         case .throttled: "too_many_attempts"
+        case .attemptsInFlight: "attempts_in_flight"
         }
     }
 
@@ -104,10 +108,11 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .invalidRegistrationCode: "The registration code is wrong, used, expired or another user's."
         case .passwordRegistrationOff: "This server binds new devices with a registration code or the approval of a bound device, not the password alone."
         case .passwordRegistrationClosed: "Too many wrong passwords: bind this device with a registration code or the approval of a bound device."
-        case .deviceNotConfirmed: "This device was bound with the password alone: confirm it with a registration code or the approval of a bound device first."
+        case .deviceNotConfirmed: "This device was bound with the password alone: confirm it first, with a registration code sent with its key or a server face match from it."
         case .approvalPending: "The request waits for the user's answer on a bound device; ask again shortly."
         case .approvalDenied(let why): "The device was not approved: \(why)."
         case .throttled(let seconds): "Too many failed device proofs from this client; try again in \(seconds) s."
+        case .attemptsInFlight: "Other tries of this user are being judged right now; try again in a second."
         }
     }
 }

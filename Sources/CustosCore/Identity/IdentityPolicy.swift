@@ -38,6 +38,10 @@ public struct IdentityPolicy: Sendable, Equatable {
     public var passwordAtLogin: PasswordAtLogin = .always
     /// Failed attempts (any factor) before the user is locked (status 153).
     public var maximumAttempts: Int64 = 5
+    /// How long (real time) a proof waits for an attempt while every attempt left is held by
+    /// other tries of the same user being judged at that moment; then 429. Each of those gives
+    /// its attempt back if it succeeds, so a right proof is never answered 153 for them.
+    public var attemptWait: TimeInterval = 10
     /// First lock lasts this long; each further lock twice as long, up to `lockoutCap`.
     public var lockoutBase: TimeInterval = 300
     public var lockoutCap: TimeInterval = 24 * 3600

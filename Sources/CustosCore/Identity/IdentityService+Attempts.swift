@@ -15,6 +15,26 @@ extension IdentityService {
         try counter(factor).take(userID, now: clock.now())
     }
 
+    /// Takes one of the user's attempts before a factor is judged, waiting for one when all that
+    /// are left are held by tries of this user being judged right now: each of those gives its
+    /// attempt back when it succeeds, or locks the user when it uses the last. Nil only when the
+    /// user is locked (or unknown); 429 (`attemptsInFlight`) when none came free within
+    /// `policy.attemptWait`. So parallel tries never judge more proofs than the limit, and a
+    /// right proof is answered 153 only when the user really is locked. Not inside a database
+    /// transaction: the tries it waits for must be able to write their outcome.
+    public func awaitAttempt(userID: String, factor: AttemptFactor) throws -> Int64? {
+        let counter = counter(factor)
+        let deadline = Date().addingTimeInterval(policy.attemptWait)
+        var pause = 0.002
+        while true {
+            if let used = try counter.take(userID, now: clock.now()) { return used }
+            guard let user = try store.user(id: userID), !user.isLocked(at: clock.now()) else { return nil }
+            guard Date() < deadline else { throw IdentityError.attemptsInFlight }
+            Thread.sleep(forTimeInterval: pause)
+            pause = min(pause * 2, 0.05)
+        }
+    }
+
     /// Returns an attempt taken for a factor that was not judged after all.
     public func giveBackAttempt(userID: String, factor: AttemptFactor) throws {
         try counter(factor).giveBack(userID)

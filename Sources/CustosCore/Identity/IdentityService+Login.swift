@@ -75,7 +75,7 @@ extension IdentityService {
             try clearExpiredLock(user, now: now)
         }
         // The attempt is taken before the password is judged: parallel guesses cannot exceed the limit.
-        guard let used = try attempts.take(userID, now: now) else {
+        guard let used = try awaitAttempt(userID: userID, factor: .credentials) else {
             return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
         }
         let passwordRequired = policy.passwordRequired(for: device, at: now)

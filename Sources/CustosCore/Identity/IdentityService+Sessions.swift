@@ -34,7 +34,7 @@ extension IdentityService {
         guard let user = try store.user(id: userID), let hash = user.passwordHash else { throw IdentityError.invalidSession }
         if user.isLocked(at: now) { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }
         try clearExpiredLock(user, now: now)
-        guard let used = try attempts.take(userID, now: now) else {
+        guard let used = try awaitAttempt(userID: userID, factor: .credentials) else {
             return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
         }
         guard try hasher.verify(oldPassword, encoded: hash) else { return try concludeFailure(userID, user: user, used: used, now: now) }

@@ -10,7 +10,7 @@ extension IdentityService {
         let now = clock.now()
         let user = try requireUser(userID)
         if user.isLocked(at: now) { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }
-        guard let used = try attempts.take(userID, now: now) else {
+        guard let used = try awaitAttempt(userID: userID, factor: .credentials) else {
             return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
         }
         let verified = try hasher.verify(password, encoded: user.passwordHash ?? dummyPasswordHash)

@@ -125,7 +125,7 @@ extension NotificationService {
         let content = context.notification.signingContent(action: context.action.action)
         guard keys.verify(signature: Array(bytes), message: Array(content), key: try keys.parse(jwkJSON: device.publicKeyJWK)) else {
             // Altered content, or no device key behind the session: a failed factor, counted.
-            let used = try identity.takeAttempt(userID: userID, factor: .credentials)
+            let used = try identity.awaitAttempt(userID: userID, factor: .credentials)
             let outcome = try identity.concludeFailedAttempt(userID: userID, used: used, factor: .credentials)
             if outcome.status == .attemptsExhausted {
                 return context.reply(.attemptsExhausted, "No attempts are left: the user is locked.", attemptsLeft: 0)
