@@ -116,6 +116,7 @@ extension MemoryStore: WebhookOutboxStore {
                 var leased = delivery
                 leased.leaseOwner = owner
                 leased.leaseUntil = storedDate(leaseUntil)
+                leased.attempts += 1
                 state.webhooks[delivery.id] = leased
                 return leased
             }

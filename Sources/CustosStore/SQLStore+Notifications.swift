@@ -161,7 +161,7 @@ extension SQLStore: WebhookOutboxStore {
         let skipLocked = database.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
         return try database.query(
             """
-            UPDATE webhook_outbox SET lease_owner = ?, lease_until = ?
+            UPDATE webhook_outbox SET lease_owner = ?, lease_until = ?, attempts = attempts + 1
             WHERE id IN (SELECT id FROM webhook_outbox WHERE \(due) ORDER BY next_attempt_at LIMIT ?\(skipLocked)) AND \(due)
             RETURNING \(Self.webhookColumns)
             """,

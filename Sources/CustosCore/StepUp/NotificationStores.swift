@@ -35,7 +35,9 @@ public protocol NotificationStore: Sendable {
 public protocol WebhookOutboxStore: Sendable {
     func enqueueWebhook(_ delivery: WebhookDelivery) throws
     /// Leases up to `limit` pending deliveries that are due at `now` and not leased by a live
-    /// lease to `owner` until `leaseUntil`; a row is leased to one owner at a time.
+    /// lease to `owner` until `leaseUntil`; a row is leased to one owner at a time. The claim
+    /// counts the attempt (`attempts` + 1) before anything is sent, so an attempt whose sender
+    /// died mid-POST is counted too.
     func claimWebhooks(owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [WebhookDelivery]
     /// Records an attempt of a delivery `owner` still leases: delivered, retried at
     /// `nextAttemptAt`, or failed for good (`state`). False when the lease was lost.

@@ -90,9 +90,10 @@ public final class WebhookDispatcher: @unchecked Sendable {
         }
     }
 
+    /// Sends a claimed delivery (the claim counted the attempt: a process killed during the POST
+    /// leaves it counted, and the retry after the lease counts its own) and records the outcome.
     private func deliver(_ claimed: WebhookDelivery) {
         var delivery = claimed
-        delivery.attempts += 1
         let (status, failure) = send(delivery)
         let now = clock.now()
         delivery.lastStatus = status
