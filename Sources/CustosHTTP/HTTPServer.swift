@@ -359,6 +359,9 @@ private func queue(_ response: Response, requestID: String, on connection: Opaqu
         _ = MHD_add_response_header(mhdResponse, field.name, field.value)
     }
     _ = MHD_add_response_header(mhdResponse, "X-Request-Id", requestID)
+    // An answer that does not say how it may be cached is never stored: this server's answers
+    // carry tokens, codes, keys and personal data (RFC 9111 §5.2.2.5).
+    if response.headers["Cache-Control"] == nil { _ = MHD_add_response_header(mhdResponse, "Cache-Control", "no-store") }
     let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     MHD_destroy_response(mhdResponse)
     return result

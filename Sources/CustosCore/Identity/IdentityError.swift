@@ -91,7 +91,7 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .invalidInput(let field, let reason): "Field '\(field)' \(reason)."
         case .passwordPolicy(let reason): "The new password is not allowed: \(reason)."
         case .invalidDeviceKey(let reason): "The device public key is not usable: \(reason)."
-        case .userExists: "A user with this id already exists."
+        case .userExists: "A user with this id already exists; one still waiting for activation gets a new code from POST /v1/users/{id}/activation-code."
         case .userNotFound: "No such user."
         case .deviceNotFound: "No such device."
         case .sessionNotFound: "No such session."
