@@ -26,7 +26,7 @@ demo: build
 # against a throwaway cluster that scripts/with-postgres.sh starts and always stops; a
 # missing PostgreSQL, ../shared/data or face model fails the run instead of skipping tests.
 test: deps
-	CUSTOS_REQUIRE_POSTGRES=1 CUSTOS_REQUIRE_FACES=1 CUSTOS_REQUIRE_BROWSER=1 scripts/with-postgres.sh scripts/run-tests.sh
+	CUSTOS_REQUIRE_POSTGRES=1 CUSTOS_REQUIRE_FACES=1 CUSTOS_REQUIRE_BROWSER=1 CUSTOS_REQUIRE_CLIENTS=1 scripts/with-postgres.sh scripts/run-tests.sh
 
 bench-http: build
 	bench/http.sh

@@ -9,6 +9,11 @@ public enum OutsideClients {
 
     public static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: python.path) }
 
+    /// Whether tests that need the clients run: where they are installed, and always under
+    /// `CUSTOS_REQUIRE_CLIENTS=1` (make test), so that a missing venv fails them instead of
+    /// skipping them quietly.
+    public static var shouldRun: Bool { isAvailable || TestEnvironment.clientsRequired }
+
     /// Why tests that need them cannot run.
     public static let missingMessage = "the Python test clients need .custos/venv (run scripts/install-deps.sh)"
 

@@ -31,6 +31,10 @@ public enum TestEnvironment {
     /// catch, not this.
     public static let requestTimeout: TimeInterval = 300
 
+    /// `CUSTOS_REQUIRE_CLIENTS=1` (set by `make test`): the Python test clients (.custos/venv)
+    /// must be there, so the tests that use them fail instead of skipping when they are missing.
+    public static var clientsRequired: Bool { variables["CUSTOS_REQUIRE_CLIENTS"] == "1" }
+
     public static var outageAllowed: Bool { variables["CUSTOS_TEST_PG_OUTAGE"] == "1" }
 
     /// scripts/pg-ctl.sh, to stop and start the scratch cluster.

@@ -104,7 +104,7 @@ import Testing
         #expect(result.delivery?.state == "delivered" && result.delivery?.deliveryID == requests[0].deliveryID, "\(String(describing: result.delivery))")
     }
 
-    @Test(.enabled(if: OutsideClients.isAvailable, Comment(rawValue: OutsideClients.missingMessage)))
+    @Test(.enabled(if: OutsideClients.shouldRun, Comment(rawValue: OutsideClients.missingMessage)))
     func cibaPollModeWithAnOutsideClientAndTheUserApprovingOnTheCommandLine() throws {
         let port = try freePort()
         let issuer = "http://127.0.0.1:\(port)"

@@ -31,7 +31,7 @@ import Testing
         return (pem, jwk)
     }
 
-    @Test(.enabled(if: OutsideClients.isAvailable, Comment(rawValue: OutsideClients.missingMessage)))
+    @Test(.enabled(if: OutsideClients.shouldRun, Comment(rawValue: OutsideClients.missingMessage)))
     func anOutsideRelyingPartySignsTheUserInWithTheBoundDevice() throws {
         let port = try NotificationCLITests().freePort()
         let issuer = "http://127.0.0.1:\(port)"
@@ -66,7 +66,7 @@ import Testing
     /// idpyoidc, unpatched, as a second outside relying party: discovery's full check (RS256
     /// offered, OpenID Connect Discovery §3), the code flow with PKCE, an RS256 ID token for a
     /// client that asks for it, userinfo, refresh, and idpyoidc's own refusals.
-    @Test(.enabled(if: OutsideClients.isAvailable, Comment(rawValue: OutsideClients.missingMessage)))
+    @Test(.enabled(if: OutsideClients.shouldRun, Comment(rawValue: OutsideClients.missingMessage)))
     func idpyoidcSignsTheUserInWithAnRS256IDToken() throws {
         let port = try NotificationCLITests().freePort()
         let issuer = "http://127.0.0.1:\(port)"

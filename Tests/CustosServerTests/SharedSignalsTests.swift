@@ -38,7 +38,7 @@ import Testing
         try await RawAPI(base: live.baseURL).post("/ssf/streams", StreamConfigurationRequest(delivery: StreamDelivery(endpointURL: url)), bearer: key)
     }
 
-    @Test(.enabled(if: OutsideClients.isAvailable, Comment(rawValue: OutsideClients.missingMessage)), arguments: StoreKind.available)
+    @Test(.enabled(if: OutsideClients.shouldRun, Comment(rawValue: OutsideClients.missingMessage)), arguments: StoreKind.available)
     func aDeviceRevocationReachesTheRelyingPartysStreamAsAVerifiedCAEPEvent(kind: StoreKind) async throws {
         let live = try LiveServer(store: LiveServer.store(kind), webhooks: true, configure: WebhookDeliveryTests.fast)
         defer { live.stop() }

@@ -8,7 +8,7 @@ import Testing
 /// The relying party verifies a verdict without trusting the app: the app's answer carries
 /// the decision and a signed result, the evidence goes to the relying party's API, and an
 /// outside verifier (PyJWT) checks the signature against the JWKS.
-@Suite(needsFaces, .enabled(if: OutsideClients.isAvailable, Comment(rawValue: OutsideClients.missingMessage)))
+@Suite(needsFaces, .enabled(if: OutsideClients.shouldRun, Comment(rawValue: OutsideClients.missingMessage)))
 struct SignedVerdictTests {
     static let nonce = "rp-nonce-42"
 

@@ -108,7 +108,7 @@ final class Recorded<Value: Sendable>: Sendable {
 
         // PyJWT, at the relying party: valid for its key and the details it sent; refused for
         // another key, other details, or a tampered token.
-        if OutsideClients.isAvailable {
+        if OutsideClients.shouldRun {
             let details = String(decoding: try JSONEncoder().encode(StepUpFixture.payment), as: UTF8.self)
             let verify = { (audience: String, token: String, details: String) in
                 try OutsideClients.run("verify_step_up_result.py", ["--leeway", "5", fixture.live.baseURL.absoluteString + "/.well-known/jwks.json",
