@@ -15,10 +15,11 @@ extension MemoryStore: UserStore {
         try read { $0.users[id] }
     }
 
-    public func users(after afterID: String?, limit: Int) throws -> [User] {
+    public func users(after afterID: String?, limit: Int, createdBy: String?) throws -> [User] {
         guard limit > 0 else { return try read { _ in [] } }
         return try read { state in
-            let ids = state.users.keys.filter { afterID == nil || bytewise(afterID!, $0) }.sorted(by: bytewise)
+            let ids = state.users.keys.filter { afterID == nil || bytewise(afterID!, $0) }
+                .filter { createdBy == nil || state.users[$0]?.createdBy == createdBy }.sorted(by: bytewise)
             return ids.prefix(limit).compactMap { state.users[$0] }
         }
     }

@@ -25,20 +25,21 @@ extension SQLStore: UserStore {
 
     /// Keyset paging in byte order of the ids (both dialects); a `limit` of 0 or less
     /// returns no users.
-    public func users(after afterID: String?, limit: Int) throws -> [User] {
+    public func users(after afterID: String?, limit: Int, createdBy: String?) throws -> [User] {
         guard limit > 0 else { return [] }
-        let rows: [SQLRow]
+        var conditions: [String] = []
+        var values: [SQLValue] = []
         if let afterID {
-            rows = try database.select(
-                "SELECT \(Self.userColumns) FROM users WHERE id > ? ORDER BY id LIMIT ?",
-                [.text(afterID), .integer(Int64(limit))]
-            )
-        } else {
-            rows = try database.select(
-                "SELECT \(Self.userColumns) FROM users ORDER BY id LIMIT ?",
-                [.integer(Int64(limit))]
-            )
+            conditions.append("id > ?")
+            values.append(.text(afterID))
         }
+        if let createdBy {
+            conditions.append("created_by = ?")
+            values.append(.text(createdBy))
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let rows = try database.select("SELECT \(Self.userColumns) FROM users\(filter) ORDER BY id LIMIT ?",
+                                       values + [.integer(Int64(limit))])
         return try rows.map(Self.user(from:))
     }
 

@@ -140,6 +140,11 @@ struct LiveServer {
         return try CustosAdminClient(serverURL: baseURL, apiKey: secret, timeout: TestEnvironment.requestTimeout)
     }
 
+    /// This server's relying party (its `rp` key) calling `node`, another node on the same store.
+    func admin(at node: LiveServer) throws -> CustosAdminClient {
+        try CustosAdminClient(serverURL: node.baseURL, apiKey: relyingPartySecret, timeout: TestEnvironment.requestTimeout)
+    }
+
     /// Another relying party's client, with a fresh `rp` key of its own.
     func otherRelyingParty() throws -> CustosAdminClient {
         try CustosAdminClient(serverURL: baseURL, apiKey: try apiKeys.create(scope: .rp, label: "other", actor: "test").1, timeout: TestEnvironment.requestTimeout)

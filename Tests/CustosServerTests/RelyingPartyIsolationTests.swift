@@ -82,4 +82,35 @@ import Testing
         #expect(activated.statusCode == .success)
         await expectError("user_active") { try await rp.issueActivationCode(device.userID) }
     }
+
+    /// Another relying party's key can neither see a user nor act on it: each call reads as a
+    /// user that does not exist (a reset and an activation, or a registration code, would
+    /// otherwise take the user over). The creating key and an administrator's can.
+    @Test(arguments: StoreKind.available)
+    func anotherKeyCannotSeeOrManageTheUser(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
+        defer { live.stop() }
+        let (_, userID, deviceID) = try await IdentityFlowTests.activatedUser(live)
+        let other = try live.otherRelyingParty()
+        await expectError("user_not_found") { try await other.user(userID) }
+        #expect(try await other.users().users.isEmpty)
+        await expectError("user_not_found") { try await other.devices(userID) }
+        await expectError("user_not_found") { try await other.resetUser(userID) }
+        await expectError("user_not_found") { try await other.issueRegistrationCode(userID) }
+        await expectError("user_not_found") { try await other.issueActivationCode(userID) }
+        await expectError("user_not_found") { try await other.disableUser(userID) }
+        await expectError("user_not_found") { try await other.enableUser(userID) }
+        await expectError("user_not_found") { try await other.unlockUser(userID) }
+        await expectError("user_not_found") { try await other.grantEnrollment(userID) }
+        await expectError("user_not_found") { try await other.revokeDevice(userID: userID, deviceID: deviceID) }
+        await expectError("user_not_found") { try await other.deleteUser(userID) }
+        // Nothing changed; the owner and an administrator see and manage the user.
+        let owner = try live.admin()
+        #expect(try await owner.user(userID).status == "active")
+        #expect(try await owner.users().users.map(\.userID) == [userID])
+        #expect(try await owner.devices(userID).map(\.deviceID) == [deviceID])
+        let admin = try live.admin(scope: .admin)
+        #expect(try await admin.disableUser(userID).status == "disabled")
+        #expect(try await admin.users().users.map(\.userID).contains(userID))
+    }
 }

@@ -140,11 +140,13 @@ import FoundationNetworking
         let device = try await RawDevice.make(first)
         let tokens = try await Self.signIn(device, at: first)
         #expect(try await Self.userInfoStatus(second, tokens.access) == 200)
-        _ = try await second.admin().disableUser(device.userID)
+        // The relying party that created the user, at the other node.
+        let relyingParty = try first.admin(at: second)
+        _ = try await relyingParty.disableUser(device.userID)
         #expect(try await Self.userInfoStatus(first, tokens.access) == 401)
         #expect(try await Self.refresh(first, device, tokens.refresh).0 == 400)
         #expect(try await Self.sessionStatus(first, device.sessionToken) == 401)
-        _ = try await second.admin().enableUser(device.userID)
+        _ = try await relyingParty.enableUser(device.userID)
         #expect(try await Self.userInfoStatus(first, tokens.access) == 401, "an enable revives no token")
     }
 

@@ -101,10 +101,22 @@ extension IdentityService {
 
     public func user(id: String) throws -> User { try requireUser(id) }
 
-    public func users(after: String?, limit: Int) throws -> [User] {
+    /// The users `key` manages (see `user(id:managedBy:)`), by id.
+    public func users(after: String?, limit: Int, managedBy key: APIKey) throws -> [User] {
         if let after { try InputRules.checkUserID(after, field: "after") }
         guard (1...500).contains(limit) else { throw IdentityError.invalidInput(field: "limit", reason: "must be 1-500") }
-        return try store.users(after: after, limit: limit)
+        return try store.users(after: after, limit: limit, createdBy: key.scope == .admin ? nil : key.id)
+    }
+
+    /// The user as `key` may manage it: a relying party's key manages the users it created, an
+    /// administrator's key every user. To any other key the user reads as not found, the
+    /// answer for an id that does not exist: one relying party can neither see, reset, unbind,
+    /// lock out nor bind a device to another's users (a reset and an activation would take one over).
+    @discardableResult
+    public func user(id: String, managedBy key: APIKey) throws -> User {
+        let user = try requireUser(id)
+        guard key.scope == .admin || user.createdBy == key.id else { throw IdentityError.userNotFound }
+        return user
     }
 
     /// Disabling also ends the user's sessions and OIDC grants, for good.

@@ -1,12 +1,20 @@
 import Foundation
 
+extension UserStore {
+    /// Every user, ordered by id, after `afterID` (exclusive), at most `limit`.
+    public func users(after afterID: String?, limit: Int) throws -> [User] {
+        try users(after: afterID, limit: limit, createdBy: nil)
+    }
+}
+
 /// Users. Ids are chosen by the relying party and unique.
 public protocol UserStore: Sendable {
     /// Throws `StoreError.duplicate` when the id exists.
     func createUser(_ user: User) throws
     func user(id: String) throws -> User?
-    /// Users ordered by id, after `afterID` (exclusive), at most `limit`.
-    func users(after afterID: String?, limit: Int) throws -> [User]
+    /// Users ordered by id, after `afterID` (exclusive), at most `limit`; only those the API
+    /// key `createdBy` created, when it is given.
+    func users(after afterID: String?, limit: Int, createdBy: String?) throws -> [User]
     /// Replaces every field of the stored user with the same id; returns false when there is
     /// none. For set-up and tools: services use `changeUser`, which cannot lose a concurrent write.
     @discardableResult

@@ -3,7 +3,9 @@ import CustosCore
 import CustosHTTP
 import Foundation
 
-/// The relying-party / administrator API, authenticated by API keys.
+/// The relying-party / administrator API, authenticated by API keys. A relying party's key
+/// manages the users it created; an administrator's key every user
+/// (`IdentityService.user(id:managedBy:)`): another relying party's user reads as not found.
 enum AdminRoutes {
     static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, identity: IdentityService, apiKeys: APIKeyService,
                          clock: any Clock) {
@@ -30,15 +32,19 @@ enum AdminRoutes {
             guard let limit = Int(context.request.query["limit"] ?? "100") else {
                 throw IdentityError.invalidInput(field: "limit", reason: "must be an integer")
             }
-            let users = try identity.users(after: context.request.query["after"], limit: limit)
+            let users = try identity.users(after: context.request.query["after"], limit: limit, managedBy: context.caller)
             let now = clock.now()
             return UserList(users: users.map { WireMapping.user($0, now: now) }, nextAfter: users.count == limit ? users.last?.id : nil)
         }
         routes.on(Endpoints.user, groups.rp) { context, _ in
-            WireMapping.user(try identity.user(id: context.parameter("id")), now: clock.now())
+            WireMapping.user(try identity.user(id: context.parameter("id"), managedBy: context.caller), now: clock.now())
+        }
+        /// The `{id}` of a user the calling key manages.
+        @Sendable func managed(_ context: RouteContext<APIKey>) throws -> String {
+            try identity.user(id: context.parameter("id"), managedBy: context.caller).id
         }
         routes.on(Endpoints.deleteUser, groups.rp) { context, _ in
-            try identity.deleteUser(id: try context.parameter("id"), actor: context.caller.id)
+            try identity.deleteUser(id: try managed(context), actor: context.caller.id)
             return NoContent()
         }
         let userActions: [(Endpoint<NoContent, UserInfo>, @Sendable (String, String) throws -> User)] = [
@@ -48,25 +54,25 @@ enum AdminRoutes {
         ]
         for (endpoint, apply) in userActions {
             routes.on(endpoint, groups.rp) { context, _ in
-                WireMapping.user(try apply(context.parameter("id"), context.caller.id), now: clock.now())
+                WireMapping.user(try apply(managed(context), context.caller.id), now: clock.now())
             }
         }
         routes.on(Endpoints.issueActivationCode, groups.rp) { context, _ in
-            WireMapping.activation(try identity.issueActivationCode(userID: context.parameter("id"), actor: context.caller.id))
+            WireMapping.activation(try identity.issueActivationCode(userID: managed(context), actor: context.caller.id))
         }
         routes.on(Endpoints.resetUser, groups.rp) { context, _ in
-            WireMapping.activation(try identity.resetUser(id: context.parameter("id"), actor: context.caller.id))
+            WireMapping.activation(try identity.resetUser(id: managed(context), actor: context.caller.id))
         }
         routes.on(Endpoints.issueRegistrationCode, groups.rp) { context, _ in
-            let userID = try context.parameter("id")
+            let userID = try managed(context)
             let issued = try identity.issueRegistrationCode(userID: userID, actor: context.caller.id)
             return RegistrationCodeInfo(userID: userID, registrationCode: issued.code, expiresAt: issued.expiresAt)
         }
         routes.on(Endpoints.userDevices, groups.rp) { context, _ in
-            DeviceList(devices: try identity.devices(userID: context.parameter("id")).map(WireMapping.device))
+            DeviceList(devices: try identity.devices(userID: managed(context)).map(WireMapping.device))
         }
         routes.on(Endpoints.revokeDevice, groups.rp) { context, _ in
-            try identity.revokeDevice(userID: try context.parameter("id"), deviceID: try context.parameter("device"), actor: context.caller.id)
+            try identity.revokeDevice(userID: try managed(context), deviceID: try context.parameter("device"), actor: context.caller.id)
             return NoContent()
         }
     }

@@ -22,7 +22,7 @@ enum IDVRoutes {
             return IDVWireMapping.optOut(deleted: deleted, userID: userID, attemptsLeft: try identity.attemptsLeft(userID: userID, factor: .biometric))
         }
         routes.on(Endpoints.grantEnrollment, groups.rp) { context, _ in
-            let user = try identity.user(id: context.parameter("id"))
+            let user = try identity.user(id: context.parameter("id"), managedBy: context.caller)
             return EnrollmentGrantResponse(userID: user.id, expiresAt: try service().grantEnrollment(userID: user.id))
         }
         routes.on(Endpoints.initiateIDV, groups.session) { context, body in
