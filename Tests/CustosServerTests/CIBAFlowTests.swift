@@ -83,6 +83,27 @@ import FoundationNetworking
         #expect(try await RevocationTests.userInfoStatus(fixture.live, second) == 401, "a disable ends it, and an enable revives nothing")
     }
 
+    /// An approval rests on the device that gave it: once that device is unbound, a request it
+    /// approved yields no tokens, and the tokens it gave before end.
+    @Test(arguments: StoreKind.available)
+    func unbindingTheApprovingDeviceEndsItsApprovalsAndTheirTokens(kind: StoreKind) async throws {
+        let fixture = try await StepUpFixture.make(kind)
+        defer { fixture.live.stop() }
+        let oauth = try client(fixture)
+        let first = try await oauth.start(fixture.userID)
+        try await answer(fixture, "approve")
+        let (status, tokens) = try await oauth.token(first)
+        #expect(status == 200, "\(tokens)")
+        let access = try #require(tokens["access_token"] as? String)
+        let second = try await oauth.start(fixture.userID)
+        try await answer(fixture, "approve")
+
+        try await fixture.live.admin().revokeDevice(userID: fixture.userID, deviceID: fixture.deviceID)
+        let (refused, error) = try await oauth.token(second)
+        #expect(refused == 400 && error["error"] as? String == "invalid_grant", "\(error)")
+        #expect(try await RevocationTests.userInfoStatus(fixture.live, access) == 401)
+    }
+
     @Test(arguments: StoreKind.available)
     func pingModeDeliversThePingThenTheTokens(kind: StoreKind) async throws {
         let receiver = try WebhookReceiver()

@@ -8,7 +8,7 @@ import Foundation
 /// proved. The clients are relying parties' API keys (`client_id` is the key's id,
 /// `client_secret` the key).
 public final class CIBAService: Sendable {
-    public typealias Storage = CIBAStore & AtomicStore
+    public typealias Storage = CIBAStore & NotificationStore & UserStore & DeviceStore & AtomicStore
 
     let store: any Storage
     let notifications: NotificationService
@@ -181,7 +181,9 @@ public final class CIBAService: Sendable {
 
     // MARK: The token endpoint
 
-    /// The `urn:openid:params:grant-type:ciba` grant.
+    /// The `urn:openid:params:grant-type:ciba` grant. An approval that no longer stands (the
+    /// request, the user or the answering device revoked since, the password changed) yields
+    /// no tokens (`CIBARequest.approvalStands`).
     public func token(client key: APIKey, authReqID: String) throws -> IssuedTokens {
         let digest = Hex.encode(digester.digest(authReqID))
         guard let request = try store.cibaRequest(digest: digest), request.clientID == key.id else {
@@ -198,6 +200,9 @@ public final class CIBAService: Sendable {
         case .expired:
             throw OAuthError(.expiredToken, "the request expired unanswered")
         case .answered where notification.chosenAction == "approve":
+            guard try request.approvalStands(in: store, now: clock.now()) else {
+                throw OAuthError(.invalidGrant, "the approval was revoked: the user, the answering device or the request no longer stands")
+            }
             guard try store.markCIBATokensIssued(digest: digest) else {
                 throw OAuthError(.invalidGrant, "the tokens of this auth_req_id were already issued")
             }

@@ -172,9 +172,8 @@ extension OIDCService {
         // Every access token names what it came from; one that names nothing is not this server's now.
         guard let sid = claims.sid else { return nil }
         if sid.hasPrefix(CIBARequest.sessionPrefix) {
-            guard let request = try store.cibaRequest(digest: String(sid.dropFirst(CIBARequest.sessionPrefix.count))), request.revokedAt == nil,
-                  request.clientID == claims.clientID,
-                  let user = try store.user(id: claims.sub), user.status == .active, !user.isLocked(at: now) else { return nil }
+            guard let request = try store.cibaRequest(digest: String(sid.dropFirst(CIBARequest.sessionPrefix.count))),
+                  request.clientID == claims.clientID, try request.approvalStands(in: store, now: now) else { return nil }
         } else {
             guard let grant = try store.grant(id: sid), try isLive(grant, now: now) else { return nil }
         }

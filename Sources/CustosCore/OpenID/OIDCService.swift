@@ -5,7 +5,7 @@ import Foundation
 /// by a bound device (`authenticateBoundUser`): the device signs the server's challenge in
 /// WebAuthn assertion format, so a device key and a browser passkey meet one verifier.
 public final class OIDCService: Sendable {
-    public typealias Storage = OIDCStore & CIBAStore & IdentityStore & SingleUseTokenStore & AtomicStore
+    public typealias Storage = OIDCStore & CIBAStore & NotificationStore & IdentityStore & SingleUseTokenStore & AtomicStore
 
     let store: any Storage
     let identity: IdentityService
