@@ -13,6 +13,7 @@ extension RuntimeServices {
             .tokens(store), .frameMemories(store), .documents(store),
             .counters(store, prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
             .counters(store, prefix: IdentityService.activationCounterPrefix, maximumAge: configuration.identity.activationCodeLifetime),
+            .counters(store, prefix: IdentityService.passwordRegistrationCounterPrefix, maximumAge: configuration.identity.lockoutCap),
             .init("expired_sessions_purged") { [identity] _ in try identity.purgeExpiredSessions() },
             .init("expired_notifications_closed") { [notifications] _ in try notifications.expireOverdue() },
             .init("old_notifications_purged") { [notifications] _ in try notifications.purgeOld() },

@@ -117,6 +117,32 @@ import Testing
         #expect(late.0 == 403 && late.1.error.code == "approval_denied")
     }
 
+    /// Strangers' approval requests cannot keep the user's own new device out: they are counted
+    /// per address (429 once spent, for an unknown user too), and when the user's slots are
+    /// full the oldest request ends to make room for the newest.
+    @Test func strangersApprovalRequestsNeitherFillTheSlotsNorKeepTheUserOut() async throws {
+        let fixture = try await SignInFixture.make(.sqlite)
+        defer { fixture.live.stop() }
+        let approvals = DeviceApprovalService(identity: fixture.live.identity, notifications: fixture.live.notifications)
+        func ask(_ user: String, from client: String) throws -> DeviceApprovalTicket {
+            let key = try P256.PrivateKey.generate()
+            return try approvals.request(userID: user, deviceName: "new", deviceKey: DevicePublicKey(
+                x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y)), client: client)
+        }
+        // One address runs out of requests, for a real user and for an unknown one alike.
+        for user in [fixture.userID, "nobody-here"] {
+            for _ in 0..<fixture.live.identity.policy.deviceProofAttempts { _ = try ask(user, from: "198.51.100.7") }
+            #expect(throws: IdentityError.self) { _ = try ask(user, from: "198.51.100.7") }
+        }
+        // Many addresses fill the user's slots; the user's own device still gets its request shown.
+        for index in 0..<8 { _ = try ask(fixture.userID, from: "203.0.113.\(index)") }
+        let own = try ask(fixture.userID, from: "192.0.2.10")
+        let waiting = try fixture.live.store.notifications(userID: fixture.userID, open: true, now: fixture.live.clock.now(), limit: 100)
+            .filter { $0.apiKeyID == DeviceApprovalService.approvalSender }
+        #expect(waiting.count == fixture.live.notifications.policy.maximumPendingPerUser)
+        #expect(waiting.first?.number == own.number, "the newest request, the user's own, waits")
+    }
+
     /// Where the operator allows it, the password binds a device that proves only the password:
     /// it signs in at acr 1, and cannot answer for a bound device, unbind another, change the
     /// password, approve a device or enrol a face until a registration code confirms it.
@@ -192,6 +218,42 @@ import Testing
         #expect(bound.statusCode == 100)
         let reopened = try await fixture.live.client().registerDevice(userID: fixture.userID, password: IdentityFlowTests.password, deviceName: "tablet")
         #expect(reopened.statusCode == 100)
+
+        // An id that names no user closes the same way: the closing tells no one who exists.
+        for _ in 0..<3 {
+            #expect(try await stranger.registerDevice(userID: "nobody-here", password: "a guessed password", deviceName: "x").statusCode == 401)
+        }
+        await expectError("password_registration_closed") {
+            try await stranger.registerDevice(userID: "nobody-here", password: "a guessed password", deviceName: "x")
+        }
+    }
+
+    /// Parallel guesses are counted before they are judged: of ten sent at once with a limit of
+    /// three, three are judged and the rest find registration closed.
+    @Test func parallelGuessesJudgeNoMoreThanTheLimit() async throws {
+        let fixture = try await SignInFixture.make(.sqlite) {
+            $0.identity.passwordRegistration = true
+            $0.identity.passwordRegistrationFailures = 3
+            $0.identity.deviceProofAttempts = 100
+            $0.identity.clientProofAttempts = 1000
+        }
+        defer { fixture.live.stop() }
+        let codes = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<10 {
+                let stranger = try fixture.live.client()
+                group.addTask {
+                    do {
+                        return String(try await stranger.registerDevice(userID: fixture.userID, password: "a guessed password",
+                                                                        deviceName: "x").statusCode.rawValue)
+                    } catch let error as CustosError {
+                        return error.code
+                    }
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(codes.filter { $0 == "401" }.count == 3, "\(codes)")
+        #expect(codes.filter { $0 == "password_registration_closed" }.count == 7, "\(codes)")
     }
 
     /// An expired password alone binds nothing and gives no change token: else a phished

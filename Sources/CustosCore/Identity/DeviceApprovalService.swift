@@ -48,13 +48,21 @@ public final class DeviceApprovalService: Sendable {
         var client: String?
     }
 
-    /// A new device asks the user's bound devices to let it join. At most
-    /// `NotificationPolicy.maximumPendingPerUser` requests wait per user (429 beyond).
+    /// A new device asks the user's bound devices to let it join. Requests are counted per
+    /// client address (`LoginThrottle`, per user and in all: 429 once spent, for known and
+    /// unknown users alike). When `NotificationPolicy.maximumPendingPerUser` requests already
+    /// wait for the user, the oldest ends (expired) to make room: strangers' requests can
+    /// neither fill the user's slots nor keep the user's own new device out.
     public func request(userID: String, deviceName: String, deviceKey: DevicePublicKey, client: String?) throws -> DeviceApprovalTicket {
         try InputRules.checkUserID(userID)
         let name = try InputRules.checkName(deviceName, field: "device_name")
         let thumbprint = try identity.keys.thumbprint(of: deviceKey)
         let now = identity.clock.now()
+        let throttleKey = "approval:" + userID
+        if let wait = try identity.throttle.retryAfter(deviceID: throttleKey, client: client, now: now) {
+            throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
+        }
+        _ = try identity.throttle.recordFailure(deviceID: throttleKey, client: client, now: now)
         let token = "da_" + IdentityService.token(identity.random, bytes: 32)
         var pending = Pending(notificationID: nil, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint, client: client)
         var number = 10 + identity.random.uniform(below: 90)
@@ -62,6 +70,7 @@ public final class DeviceApprovalService: Sendable {
         if let user = try store.user(id: userID), user.status == .active, !user.isLocked(at: now),
            try store.devices(userID: userID).contains(where: { !$0.isRevoked && $0.boundBy.isConfirmed }) {
             let from = client.map { " from \($0)" } ?? ""
+            try makeRoom(userID: userID, now: now)
             let notification = try notifications.create(NotificationDraft(
                 userID: userID, subject: "A new device asks to join your account",
                 message: "“\(name)” asks to be bound to your account\(from). If it is yours, type the number it shows and approve; if not, deny.",
@@ -75,6 +84,15 @@ public final class DeviceApprovalService: Sendable {
         try store.issue(SingleUseToken(purpose: Self.purpose, digest: identity.digester.digest(token), subject: userID,
                                        payload: try JSONEncoder().encode(pending), expiresAt: expiresAt))
         return DeviceApprovalTicket(requestToken: token, number: number, expiresAt: expiresAt)
+    }
+
+    /// Ends the oldest approval requests waiting for the user until one more fits.
+    private func makeRoom(userID: String, now: Date) throws {
+        let waiting = try notifications.store.notifications(userID: userID, open: true, now: now, limit: 100)
+            .filter { $0.apiKeyID == Self.approvalSender }
+        for oldest in waiting.reversed().prefix(max(0, waiting.count - notifications.policy.maximumPendingPerUser + 1)) {
+            _ = try notifications.expire(oldest)
+        }
     }
 
     /// The new device claims its binding: `approvalPending` while the user has not answered;

@@ -31,9 +31,12 @@ extension IdentityService {
         return RegistrationCode(code: code, expiresAt: expiresAt)
     }
 
-    /// The count of wrong passwords at password registration for `userID`, all addresses
-    /// together; not swept with the throttles (a proof or an unlock resets it).
-    static func passwordRegistrationKey(_ userID: String) -> String { "password_registration:" + userID }
+    /// The counts of password registrations per user id, all addresses together: a proof or an
+    /// unlock resets one; housekeeping sweeps those a day without a try (the ids that name no
+    /// user among them).
+    public static let passwordRegistrationCounterPrefix = "password_registration:"
+
+    static func passwordRegistrationKey(_ userID: String) -> String { passwordRegistrationCounterPrefix + userID }
 
     /// Binds a new device to an active user and opens a session, proved by the password
     /// (refused unless `policy.passwordRegistration` is on) or by a registration code (single
@@ -73,15 +76,18 @@ extension IdentityService {
                 throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
             }
             let userKey = Self.passwordRegistrationKey(userID)
-            let closed = try user != nil && store.value(userKey) >= policy.passwordRegistrationFailures
+            // The try is counted before the password is judged, for an unknown user id too: a
+            // burst of parallel guesses cannot pass the limit, and a closed registration says
+            // nothing of whether the user exists. A right password gives its count back.
+            let counted = try store.increment(userKey, limit: policy.passwordRegistrationFailures, now: now)
             // One Argon2id verification, real or dummy: the same time for every answer.
             let verified = try hasher.verify(password, encoded: user?.passwordHash ?? dummyPasswordHash)
-            if closed { throw IdentityError.passwordRegistrationClosed }
+            guard counted != nil else { throw IdentityError.passwordRegistrationClosed }
             guard let user, user.status == .active, !user.isLocked(at: now), verified, user.passwordHash != nil else {
                 let left = try throttle.recordFailure(deviceID: throttleKey, client: client, now: now)
-                if user != nil { _ = try store.increment(userKey, limit: policy.passwordRegistrationFailures, now: now) }
                 return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left)
             }
+            try store.decrement(userKey)
             if policy.passwordExpired(user, at: now) {
                 return AuthenticationOutcome(status: .passwordExpired, userID: userID, attemptsLeft: Int(policy.maximumAttempts))
             }
