@@ -136,12 +136,16 @@ extension IDVService {
             guard try store.updateTransaction(transaction, expected: expected) else { return nil }
             var attemptUsed = false
             if expected == .challenged && transaction.workflow.takesSelfie {
+                // Inside the transaction there is no waiting for attempts that verdicts in flight
+                // hold: with none free the cancel uses none, and answers 153 only to a locked user.
                 let used = try identity.takeAttempt(userID: transaction.userID, factor: .biometric)
-                let outcome = try identity.concludeFailedAttempt(userID: transaction.userID, used: used, factor: .biometric)
-                attemptUsed = used != nil
-                result.attempts = attemptUsed ? 1 : 0
-                result.attemptsLeft = outcome.attemptsLeft
-                if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }
+                if try used != nil || identity.user(id: transaction.userID).isLocked(at: now) {
+                    let outcome = try identity.concludeFailedAttempt(userID: transaction.userID, used: used, factor: .biometric)
+                    attemptUsed = used != nil
+                    result.attempts = attemptUsed ? 1 : 0
+                    result.attemptsLeft = outcome.attemptsLeft
+                    if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }
+                }
             }
             result = try signed(result, of: transaction)
             transaction.result = result
