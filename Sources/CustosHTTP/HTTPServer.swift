@@ -13,6 +13,7 @@ public final class HTTPServer: Sendable {
     let router: Router
     let logger: Logger
     let errorMapper: @Sendable (any Error) -> HTTPError?
+    let errorStyle: @Sendable (_ path: String, HTTPError) -> HTTPError
     let workers: WorkerPool
 
     private struct Running: @unchecked Sendable {
@@ -33,14 +34,19 @@ public final class HTTPServer: Sendable {
     /// - Parameter errorMapper: turns errors thrown by handlers into answers (e.g. a store
     ///   outage into 503). Errors it does not map, and that are not `HTTPError`, become 500
     ///   with a generic message; their detail goes to the log only.
+    /// - Parameter errorStyle: restyles an error answer for the path it answers, the request's
+    ///   own errors included (a malformed query or body, found before any handler ran): e.g. an
+    ///   OAuth endpoint's errors in OAuth's error body.
     public init(configuration: HTTPServerConfiguration, router: Router, logger: Logger,
                 metrics: HTTPMetrics = HTTPMetrics(),
-                errorMapper: @escaping @Sendable (any Error) -> HTTPError? = { _ in nil }) {
+                errorMapper: @escaping @Sendable (any Error) -> HTTPError? = { _ in nil },
+                errorStyle: @escaping @Sendable (_ path: String, HTTPError) -> HTTPError = { $1 }) {
         self.configuration = configuration
         self.router = router
         self.logger = logger
         self.metrics = metrics
         self.errorMapper = errorMapper
+        self.errorStyle = errorStyle
         workers = WorkerPool(workers: configuration.workers, queueLimit: configuration.queueLimit)
     }
 
@@ -125,7 +131,7 @@ public final class HTTPServer: Sendable {
         do {
             return try route.handler(request)
         } catch let error as HTTPError {
-            return .error(error)
+            return .error(errorStyle(request.path, error))
         } catch {
             let mapped = errorMapper(error)
             if mapped.map({ $0.status >= 500 }) ?? true {
@@ -133,7 +139,7 @@ public final class HTTPServer: Sendable {
                              ["request_id": .string(request.requestID), "route": .string(route.pattern),
                               "error": .string(String(describing: error))])
             }
-            return .error(mapped ?? .internalError)
+            return .error(errorStyle(request.path, mapped ?? .internalError))
         }
     }
 }
@@ -239,7 +245,7 @@ extension HTTPServer {
                   on: connection)
         }
         if let rejection = pending.rejection ?? checkLimits(path: path, query: query, headers: headers) {
-            return answer(.error(rejection), nil)
+            return answer(.error(errorStyle(path, rejection)), nil)
         }
         switch router.match(request.method, request.path) {
         case .notFound:

@@ -72,6 +72,6 @@ public enum CustosApplication {
                                   logger: Logger) -> HTTPServer {
         let metrics = HTTPMetrics()
         return HTTPServer(configuration: configuration, router: makeRouter(dependencies, metrics: metrics),
-                          logger: logger, metrics: metrics, errorMapper: ErrorMapping.httpError(for:))
+                          logger: logger, metrics: metrics, errorMapper: ErrorMapping.httpError(for:), errorStyle: ErrorMapping.styled(path:_:))
     }
 }

@@ -6,6 +6,20 @@ import Foundation
 /// The one place where domain and infrastructure errors become HTTP answers.
 /// Details stay in the log; clients get a stable code and a plain message.
 public enum ErrorMapping {
+    /// The paths whose request errors are OAuth's (RFC 6749 §5.2): the OAuth endpoints and the
+    /// device sign-in that starts an authorization request.
+    static func speaksOAuth(_ path: String) -> Bool {
+        path.hasPrefix("/oauth2/") || path == "/v1/oidc/device-sign-in"
+    }
+
+    /// A 400 in the standard envelope answered on an OAuth path (a malformed query or body,
+    /// found before the handler could speak OAuth) becomes OAuth's `invalid_request` body, as
+    /// openapi.yaml declares for those paths; everything else is left as it is.
+    public static func styled(path: String, _ error: HTTPError) -> HTTPError {
+        guard error.status == 400, error.body == nil, speaksOAuth(path) else { return error }
+        return httpError(for: OAuthError(.invalidRequest, error.message)) ?? error
+    }
+
     public static func httpError(for error: any Error) -> HTTPError? {
         switch error {
         case let error as HTTPError:
