@@ -9,6 +9,10 @@ public final class FaceEngine: FaceAnalyzer, @unchecked Sendable {
     private let models: FaceModels
     private let condition = NSCondition()
     private var idle: [FaceWorker]
+    /// First come, first served: each caller takes a ticket and is lent a worker in ticket
+    /// order, so that under load no frame waits behind ever-newer ones.
+    private var ticketsIssued: UInt64 = 0
+    private var ticketsServed: UInt64 = 0
 
     /// Loads the models and creates `poolSize` engine instances. Throws `model_missing` naming
     /// the missing file, `model_invalid`, or `cpu_unsupported`.
@@ -34,16 +38,22 @@ public final class FaceEngine: FaceAnalyzer, @unchecked Sendable {
     public var has68PointLandmarks: Bool { models.has68 }
     public var hasCNNDetector: Bool { models.hasCNN }
 
-    /// Runs `body` with an engine instance of its own, waiting for one to be free.
+    /// Runs `body` with an engine instance of its own, waiting for one to be free; callers are
+    /// served in the order they came.
     public func withWorker<T, E: Error>(_ body: (FaceWorker) throws(E) -> T) throws(E) -> T {
         condition.lock()
-        while idle.isEmpty { condition.wait() }
+        let ticket = ticketsIssued
+        ticketsIssued += 1
+        while ticket != ticketsServed || idle.isEmpty { condition.wait() }
+        ticketsServed += 1
         let worker = idle.removeLast()
+        // The next ticket may find another worker idle.
+        condition.broadcast()
         condition.unlock()
         defer {
             condition.lock()
             idle.append(worker)
-            condition.signal()
+            condition.broadcast()
             condition.unlock()
         }
         return try body(worker)
