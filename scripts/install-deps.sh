@@ -13,6 +13,9 @@ packages=(
   # The browser tests: headless Chromium and its driver, ffmpeg for the fake camera's clips, and
   # the emoji the pages' titles use (for the screenshots).
   chromium chromium-driver ffmpeg fonts-noto-color-emoji
+  # The deployment test (Tests/Deploy/nginx_tls.sh): deploy/nginx.conf run for real, in front of
+  # custos with a throwaway certificate made by openssl. Debian 12's nginx is 1.22.
+  nginx openssl
 )
 
 missing=()
