@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Runs every test in release. Two kinds of suite get a pass of their own after the rest, one
-# test at a time: those that stop the shared PostgreSQL server (PostgresOutage…), so they cannot
-# disturb PostgreSQL tests running in parallel, and the browser tests (BrowserCLITests), whose
-# camera capture keeps real time and should not compete with the other suites for the CPU.
+# Runs every test in release. Some suites get a pass of their own after the rest, one test at a
+# time: those that stop the shared PostgreSQL server (PostgresOutage…), so they cannot disturb
+# PostgreSQL tests running in parallel; the browser tests (BrowserCLITests) and the deployment
+# test (DeployTLSCLITests: nginx in front of custos, a selfie over TLS), whose capture keeps real
+# time; and the fuzzers (APIFuzzCLITests, ParserFuzzCLITests), which would take the CPU from the
+# others for minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift test -c release --scratch-path .build/test --skip PostgresOutage --skip BrowserCLITests
+swift test -c release --scratch-path .build/test --skip PostgresOutage --skip BrowserCLITests --skip DeployTLSCLITests \
+  --skip APIFuzzCLITests --skip ParserFuzzCLITests
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # A filter that matches nothing passes quietly: a pass that ran no test is a failure.
@@ -17,3 +20,6 @@ isolated() {
 }
 isolated PostgresOutage CUSTOS_TEST_PG_OUTAGE=1
 isolated BrowserCLITests
+isolated DeployTLSCLITests
+isolated APIFuzzCLITests
+isolated ParserFuzzCLITests
