@@ -5,6 +5,11 @@ screenshot of its final screen at phone and desktop sizes and prints how long it
 
     browser_flows.py CONFIG.json      (base_url, admin_key, rp_key, data_dir, out_dir)
 
+Prints, one JSON object a line, first {"flows": [NAME, ...]}, the flows it is about to run in
+order (this list is the only one: BrowserCLITests checks that every flow in it passed), then for
+each {"flow": NAME, "passed": true|false, "seconds": S}, with "error" when it failed. A flow's
+checks (`check`, not `assert`, so that `python -O` keeps them) say what they expected and saw.
+
 Exit status 0 when every flow passed; 2 when Chromium, chromium-driver or ffmpeg is missing."""
 import base64
 import hashlib
@@ -31,6 +36,24 @@ PASSWORD = "correct horse battery"
 SIZES = {"phone": (390, 844), "desktop": (1280, 900)}
 
 
+class CheckFailed(Exception):
+    """A flow saw something other than what it expected."""
+
+
+def check(flow, condition, expected, seen=None):
+    """Fails `flow` unless `condition` holds, saying what it expected and what it saw instead.
+    `seen` may be a function, called only on failure (a reading that costs a round trip to the
+    browser). Unlike `assert`, `python -O` does not remove it."""
+    if condition:
+        return
+    if callable(seen):
+        try:
+            seen = seen()
+        except Exception as error:  # the failure is the flow's, not the reading's
+            seen = f"(could not be read: {type(error).__name__}: {error})"
+    raise CheckFailed(f"flow {flow}: expected {expected}; saw {seen!r}")
+
+
 class Flow:
     """One flow's timer and screenshots."""
 
@@ -38,6 +61,7 @@ class Flow:
         self.suite, self.name, self.started = suite, name, time.monotonic()
 
     def __enter__(self):
+        self.suite.flow = self.name
         return self
 
     def __exit__(self, kind, error, trace):
@@ -66,9 +90,14 @@ class Suite:
         self.work = tempfile.mkdtemp(prefix="custos-browser-")
         self.profile = os.path.join(self.work, "profile")
         self.driver = None
+        self.flow = None  # the flow running now, which `check` names
         self.failed = []
         self.user = "web-" + secrets.token_hex(3)
         self.code = None
+
+    def check(self, condition, expected, seen=None):
+        """`check` for the flow running now."""
+        check(self.flow, condition, expected, seen)
 
     # MARK: browser
 
@@ -148,7 +177,7 @@ class Suite:
 
     def rp(self, method, path, body=None):
         answer = requests.request(method, self.base + path, json=body, headers={"Authorization": f"Bearer {self.rp_key}"}, timeout=30)
-        assert answer.status_code < 300, f"{method} {path}: {answer.status_code} {answer.text}"
+        self.check(answer.status_code < 300, f"{method} {path} to succeed (2xx)", f"{answer.status_code} {answer.text}")
         return answer.json()
 
     def notify(self, level, number_matching=False):
@@ -174,35 +203,38 @@ class Suite:
         types = {"html": "text/html", "js": "text/javascript", "css": "text/css"}
         for page in pages:
             answer = requests.get(self.base + page, timeout=10)
-            assert answer.status_code == 200, f"{page}: {answer.status_code}"
+            self.check(answer.status_code == 200, f"{page} served (200)", answer.status_code)
             self.check_page_headers(page, answer)
             extension = page.rsplit(".", 1)[-1] if "." in page.rsplit("/", 1)[-1] else "html"
-            assert answer.headers["Content-Type"].startswith(types[extension]), f"{page}: {answer.headers['Content-Type']}"
-            assert answer.headers.get("Cache-Control") == "no-cache", page
+            self.check(answer.headers["Content-Type"].startswith(types[extension]), f"{page} served as {types[extension]}",
+                       answer.headers["Content-Type"])
+            self.check(answer.headers.get("Cache-Control") == "no-cache", f"{page} with Cache-Control: no-cache",
+                       answer.headers.get("Cache-Control"))
             etag = answer.headers["ETag"]
             again = requests.get(self.base + page, headers={"If-None-Match": etag}, timeout=10)
-            assert again.status_code == 304 and not again.content, f"{page}: revalidation answered {again.status_code}"
+            self.check(again.status_code == 304 and not again.content, f"{page} revalidated by its ETag: 304, no body",
+                       f"{again.status_code} with {len(again.content)} bytes")
         root = requests.get(self.base + "/", allow_redirects=False, timeout=10)
-        assert root.status_code == 302 and root.headers["Location"] == "/app/", root.status_code
+        self.check(root.status_code == 302 and root.headers["Location"] == "/app/", "/ redirected (302) to /app/",
+                   f"{root.status_code} to {root.headers.get('Location')}")
         # The sign-in page is served only by the authorization endpoint, once it checked the request
         # (its Cancel goes to the redirect URI); names outside the app's files are not found.
         for hostile in ["/app/authorize.html", "/app/..%2FPackage.swift", "/app/%2e%2e", "/app/missing.js", "/app/index.html.bak"]:
             answer = requests.get(self.base + hostile, timeout=10)
-            assert answer.status_code == 404, f"{hostile}: {answer.status_code}"
+            self.check(answer.status_code == 404, f"{hostile} not found (404)", answer.status_code)
 
-    @staticmethod
-    def check_page_headers(page, answer):
+    def check_page_headers(self, page, answer):
         """The security headers every page and file of the app carries."""
         csp = answer.headers.get("Content-Security-Policy", "")
         for directive in ["default-src 'none'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"]:
-            assert directive in csp, f"{page}: CSP lacks {directive}: {csp}"
-        assert "unsafe-inline" not in csp and "unsafe-eval" not in csp, f"{page}: {csp}"
-        assert answer.headers.get("X-Content-Type-Options") == "nosniff", page
-        assert answer.headers.get("X-Frame-Options") == "DENY", page
-        assert answer.headers.get("Referrer-Policy") == "no-referrer", page
-        assert "Set-Cookie" not in answer.headers, f"{page} sets a cookie"
+            self.check(directive in csp, f"{page}: a Content-Security-Policy with {directive}", csp)
+        self.check("unsafe-inline" not in csp and "unsafe-eval" not in csp, f"{page}: a CSP without unsafe-inline or unsafe-eval", csp)
+        for header, value in [("X-Content-Type-Options", "nosniff"), ("X-Frame-Options", "DENY"), ("Referrer-Policy", "no-referrer")]:
+            self.check(answer.headers.get(header) == value, f"{page}: {header}: {value}", answer.headers.get(header))
+        self.check("Set-Cookie" not in answer.headers, f"{page} to set no cookie", answer.headers.get("Set-Cookie"))
         if answer.headers["Content-Type"].startswith("text/html"):
-            assert "<script>" not in answer.text and " on" + "click=" not in answer.text, f"{page} holds inline script"
+            inline = [marker for marker in ["<script>", " on" + "click="] if marker in answer.text]
+            self.check(not inline, f"{page} to hold no inline script", inline)
 
     def admin_creates_user(self):
         self.launch(self.video("still"))
@@ -213,13 +245,12 @@ class Suite:
         self.click("#admin-create-user")
         shown = self.text("#admin-activation-code")
         self.code = shown.strip()
-        assert self.code, "no activation code shown"
+        self.check(self.code, "an activation code shown", shown)
         self.find(f'#admin-user-table tr[data-user="{self.user}"]')
         # The key lives in the page's memory only: a reload forgets it.
         self.driver.refresh()
         self.find("#admin-key")
-        assert self.driver.execute_script("return localStorage.length + sessionStorage.length") == 0
-        assert self.driver.get_cookies() == []
+        self.nothing_stored()
 
     def activate_and_opt_in(self):
         self.launch(self.video("take-a", start=1))
@@ -232,9 +263,10 @@ class Suite:
         self.find("#dashboard-session")
         self.open("biometric")
         card = self.find('#template-status-card[data-status-code="600"]')
-        assert "No biometric template found on the server" in card.text, card.text
-        assert self.find("#start-authentication").get_attribute("disabled") is not None
-        assert self.find("#start-disabled-note").is_displayed()
+        text = card.text
+        self.check("No biometric template found on the server" in text, "the card to say no template is stored", text)
+        self.check(self.find("#start-authentication").get_attribute("disabled") is not None, "Start authentication disabled", "it enabled")
+        self.check(self.find("#start-disabled-note").is_displayed(), "the note saying why Start is disabled shown", "it hidden")
         self.open("optin")
         self.find('#template-status-card[data-status-code="600"]')
         self.click("#consent-accept")
@@ -244,14 +276,21 @@ class Suite:
         WebDriverWait(self.driver, 10).until(lambda driver: "blink" in driver.find_element(By.ID, "selfie-instruction").text.lower())
         self.driver.save_screenshot(os.path.join(self.out, "selfie_capture-desktop.png"))
         title, fields = self.result_dialog()
-        assert fields.get("Biometric Result") == "ENROLLED", (title, fields)
+        self.check(fields.get("Biometric Result") == "ENROLLED", "Biometric Result ENROLLED", (title, fields))
         self.click('#selfie-result button[data-value="dashboard"]')
         self.open("biometric")
         card = self.find('#template-status-card[data-status-code="100"]')
-        assert "Your biometric template is stored on the server" in card.text
+        text = card.text
+        self.check("Your biometric template is stored on the server" in text, "the card to say the template is stored", text)
         # Nothing secret stays where other scripts could read it.
-        assert self.driver.execute_script("return localStorage.length + sessionStorage.length") == 0
-        assert self.driver.get_cookies() == []
+        self.nothing_stored()
+
+    def nothing_stored(self):
+        """Nothing in localStorage or sessionStorage, and no cookies."""
+        stored = self.driver.execute_script("return localStorage.length + sessionStorage.length")
+        self.check(stored == 0, "nothing in localStorage or sessionStorage", f"{stored} items")
+        cookies = self.driver.get_cookies()
+        self.check(cookies == [], "no cookies", cookies)
 
     def authenticate_matched(self):
         self.launch(self.video("take-b", start=100))
@@ -261,9 +300,9 @@ class Suite:
         self.click("#start-authentication")
         self.click('#selfie-confirm button[data-value="start"]')
         title, fields = self.result_dialog()
-        assert fields.get("Biometric Result") == "MATCHED", (title, fields)
-        assert "Authentication Success" in title, title
-        assert fields.get("Use Case") and fields.get("Transaction ID") not in (None, "N/A"), fields
+        self.check(fields.get("Biometric Result") == "MATCHED", "Biometric Result MATCHED", (title, fields))
+        self.check("Authentication Success" in title, "the title Authentication Success", title)
+        self.check(fields.get("Use Case") and fields.get("Transaction ID") not in (None, "N/A"), "a Use Case and a Transaction ID", fields)
         self.find('#selfie-result button[data-value="dashboard"]')
 
     def still_photo_fails_liveness(self):
@@ -273,7 +312,7 @@ class Suite:
         self.click("#start-authentication")
         self.click('#selfie-confirm button[data-value="start"]')
         title, fields = self.result_dialog()
-        assert fields.get("Biometric Result") == "LIVENESS_FAILED", (title, fields)
+        self.check(fields.get("Biometric Result") == "LIVENESS_FAILED", "Biometric Result LIVENESS_FAILED", (title, fields))
         self.find('#selfie-result button[data-value="ok"]')
 
     def close_at_confirmation(self):
@@ -281,8 +320,8 @@ class Suite:
         self.click("#start-authentication")
         self.click('#selfie-confirm button[data-value="close"]')
         title, fields = self.result_dialog()
-        assert "240" in fields.get("Biometric Result", ""), (title, fields)
-        assert "cancelled" in title.lower(), title
+        self.check("240" in fields.get("Biometric Result", ""), "Biometric Result 240", (title, fields))
+        self.check("cancelled" in title.lower(), "a title saying cancelled", title)
         self.click('#selfie-result button[data-value="ok"]')
 
     def notification_with_password(self):
@@ -292,9 +331,9 @@ class Suite:
         self.type("#stepup-password", PASSWORD)
         self.click('#stepup-password-dialog button[type="submit"]')
         title = self.find("#notification-result h2").text
-        assert title == "Approved", title
+        self.check(title == "Approved", "the result Approved", title)
         result = self.rp("GET", f"/v1/notifications/{created['notification_uuid']}/result")
-        assert result["status"] == "answered" and result.get("auth_level") == 1, result
+        self.check(result["status"] == "answered" and result.get("auth_level") == 1, "the notification answered at level 1", result)
 
     def notification_with_device_signature(self):
         """Level 3: this browser's WebCrypto key signs the notification's canonical content."""
@@ -304,25 +343,26 @@ class Suite:
         self.click('#notification-modal button.notification-action[data-action="approve"]')
         self.click('#stepup-device-dialog button[data-value="approve"]')
         title = self.find("#notification-result h2").text
-        assert title == "Approved", self.text("#notification-result")
+        self.check(title == "Approved", "the result Approved", lambda: self.text("#notification-result"))
         result = self.rp("GET", f"/v1/notifications/{created['notification_uuid']}/result")
-        assert result["status"] == "answered" and result.get("auth_level") == 3, result
+        self.check(result["status"] == "answered" and result.get("auth_level") == 3, "the notification answered at level 3", result)
 
     def wrong_number_refused(self):
         self.click('#notification-result button[data-value]')
         created = self.notify(0, number_matching=True)
         self.answer_notification(created)
         # Typed, not picked: nothing on the page gives the number away, and the actions wait for two digits.
-        assert str(created["number"]) not in self.text("#notification-modal"), self.text("#notification-modal")
+        modal = self.text("#notification-modal")
+        self.check(str(created["number"]) not in modal, f"the number to match ({created['number']}) nowhere on the page", modal)
         approve = self.find('#notification-modal button.notification-action[data-action="approve"]')
-        assert not approve.is_enabled(), "an action is enabled before a number was typed"
+        self.check(not approve.is_enabled(), "the actions disabled until a number is typed", "Approve enabled")
         wrong = 10 + (created["number"] - 10 + 1) % 90
         self.find("#notification-number").send_keys(str(wrong))
         self.click('#notification-modal button.notification-action[data-action="approve"]')
         title = self.find("#notification-result h2").text
-        assert title == "Refused", title
+        self.check(title == "Refused", "the result Refused", title)
         result = self.rp("GET", f"/v1/notifications/{created['notification_uuid']}/result")
-        assert result["status"] == "failed", result
+        self.check(result["status"] == "failed", "the notification failed", result)
 
     def notification_with_selfie(self):
         self.launch(self.video("take-c", start=49))
@@ -334,9 +374,10 @@ class Suite:
         self.click('#selfie-confirm button[data-value="start"]')
         title = self.find("#notification-result h2", 90).text
         details = self.text("#notification-result")
-        assert title == "Approved", details
+        self.check(title == "Approved", "the result Approved", details)
         result = self.rp("GET", f"/v1/notifications/{created['notification_uuid']}/result")
-        assert result["status"] == "answered" and result.get("auth_level") == 4 and "face" in result["amr"], result
+        self.check(result["status"] == "answered" and result.get("auth_level") == 4 and "face" in result["amr"],
+                   "the notification answered at level 4 with face in amr", result)
         self.click('#notification-result button[data-value]')
 
     def authenticator(self):
@@ -348,7 +389,7 @@ class Suite:
     def oidc_client(self, name="Example Shop"):
         answer = requests.post(self.base + "/v1/admin/oidc/clients", headers={"Authorization": f"Bearer {self.admin_key}"}, timeout=10,
                                json={"name": name, "client_type": "public", "redirect_uris": [self.base + "/callback"]})
-        assert answer.status_code == 201, answer.text
+        self.check(answer.status_code == 201, "the OIDC client created (201)", f"{answer.status_code} {answer.text}")
         return answer.json()["client_id"]
 
     def sign_in_at_authorization_endpoint(self, choice):
@@ -364,27 +405,33 @@ class Suite:
         nonce = secrets.token_urlsafe(16)
         url, state = session.create_authorization_url(self.base + "/oauth2/authorize", code_verifier=verifier, nonce=nonce)
         page = requests.get(url, timeout=10, allow_redirects=False)
-        assert page.status_code == 200 and page.headers.get("Cache-Control") == "no-store", page.status_code
+        self.check(page.status_code == 200 and page.headers.get("Cache-Control") == "no-store",
+                   "the authorization page (200) with Cache-Control: no-store",
+                   f"{page.status_code}, Cache-Control {page.headers.get('Cache-Control')}")
         self.check_page_headers("/oauth2/authorize", page)
-        assert 'data-client-name="Example Shop"' in page.text, page.text
+        self.check('data-client-name="Example Shop"' in page.text, "the page to name the client Example Shop", page.text)
         self.driver.get(url)
         self.find("#consent")
-        assert "Example Shop" in self.text("#screen-title")
+        title = self.text("#screen-title")
+        self.check("Example Shop" in title, "the client's name in the title", title)
         self.click(choice)
         WebDriverWait(self.driver, 30).until(lambda driver: driver.current_url.startswith(self.base + "/callback"))
         callback = self.driver.current_url
         query = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(callback).query))
-        assert query.get("state") == state and query.get("iss") == self.base, query
+        self.check(query.get("state") == state and query.get("iss") == self.base, f"the callback with state {state} and iss {self.base}",
+                   query)
         token = session.fetch_token(self.base + "/oauth2/token", authorization_response=callback, code_verifier=verifier)
         keys = KeySet.import_key_set(requests.get(self.base + "/.well-known/jwks.json", timeout=10).json())
         claims = jwt.decode(token["id_token"], keys).claims
-        assert claims["sub"] == self.user and claims["aud"] in (client_id, [client_id]) and claims["nonce"] == nonce, claims
-        assert claims["iss"] == self.base, claims
+        self.check(claims["sub"] == self.user and claims["aud"] in (client_id, [client_id]) and claims["nonce"] == nonce,
+                   f"an ID token for {self.user}, to {client_id}, with the nonce sent", claims)
+        self.check(claims["iss"] == self.base, f"an ID token from {self.base}", claims)
         # The code is single use.
         again = requests.post(self.base + "/oauth2/token", timeout=10, data={
             "grant_type": "authorization_code", "code": query["code"], "redirect_uri": self.base + "/callback",
             "client_id": client_id, "code_verifier": verifier})
-        assert again.status_code == 400 and again.json()["error"] == "invalid_grant", again.text
+        self.check(again.status_code == 400 and again.json()["error"] == "invalid_grant", "the used code refused (400 invalid_grant)",
+                   f"{again.status_code} {again.text}")
 
     def passkey_register_and_sign_in(self):
         self.authenticator()
@@ -403,7 +450,7 @@ class Suite:
         self.type("#passkey-login-password", PASSWORD)
         self.click("#login-passkey")
         session = self.text("#dashboard-session")
-        assert self.user in session and "pk_" in session, session
+        self.check(self.user in session and "pk_" in session, f"a session of {self.user} through a pk_ device", session)
 
     def device_sign_in_at_authorization_endpoint(self):
         self.sign_in_at_authorization_endpoint(f'#authorize-choices button.signin-device[data-user="{self.user}"]')
@@ -417,9 +464,10 @@ class Suite:
         self.click("#admin-audit-load")
         events = self.find("#admin-audit-table").text
         for kind in ["biometric.enrolled", "idv.verdict", "notification.closed", "oidc.sign_in"]:
-            assert kind in events, events
+            self.check(kind in events, f"{kind} in the audit trail", events)
         self.click("#admin-audit-verify")
-        assert "intact" in self.text("#admin-audit-result"), self.text("#admin-audit-result")
+        verdict = self.text("#admin-audit-result")
+        self.check("intact" in verdict, "the audit chain verified intact", verdict)
         self.driver.execute_script("document.getElementById('admin-audit').scrollIntoView()")
 
     def hostile_text_stays_text(self):
@@ -431,7 +479,7 @@ class Suite:
             "actions": [{"label": "OK " + hostile, "action": "ok", "auth_level": 0}]})
         self.answer_notification(created)
         modal = self.find("#notification-modal").text
-        assert hostile in modal and "<script>window.pwned=1</script>" in modal, modal
+        self.check(hostile in modal and "<script>window.pwned=1</script>" in modal, "the subject, message and label shown as text", modal)
         self.click('#notification-modal button.notification-action[data-action="ok"]')
         self.find("#notification-result")
         client_id = self.oidc_client(name="Shop " + hostile)
@@ -440,8 +488,10 @@ class Suite:
         self.driver.get(self.base + "/oauth2/authorize?" + urllib.parse.urlencode({
             "client_id": client_id, "redirect_uri": self.base + "/callback", "response_type": "code", "scope": "openid",
             "code_challenge": challenge, "code_challenge_method": "S256"}))
-        assert hostile in self.text("#screen-title"), self.text("#screen-title")
-        assert self.driver.execute_script("return window.pwned === undefined && document.querySelectorAll('img').length === 0")
+        title = self.text("#screen-title")
+        self.check(hostile in title, "the client's name shown as text in the title", title)
+        clean = self.driver.execute_script("return window.pwned === undefined && document.querySelectorAll('img').length === 0")
+        self.check(clean, "no script run (window.pwned unset) and no <img> made from the name", "window.pwned set or an <img> in the page")
 
     def opt_out(self):
         self.sign_in()
@@ -449,12 +499,13 @@ class Suite:
         self.find('#template-status-card[data-status-code="100"]')
         self.click("#optout")
         self.click('#optout-confirm button[data-value="delete"]')
-        assert self.find("#optout-result h2").text == "Template deleted"
+        title = self.find("#optout-result h2").text
+        self.check(title == "Template deleted", "the result Template deleted", title)
         self.click('#optout-result button[data-value="ok"]')
         self.find('#template-status-card[data-status-code="600"]')
         self.open("biometric")
         self.find('#template-status-card[data-status-code="600"]')
-        assert self.find("#start-authentication").get_attribute("disabled") is not None
+        self.check(self.find("#start-authentication").get_attribute("disabled") is not None, "Start authentication disabled", "it enabled")
 
     def kyc(self):
         """Identity verification (workflow 6) enrols a second user: a document photo chosen from
@@ -476,7 +527,8 @@ class Suite:
         self.click("#start-kyc")
         self.click('#selfie-confirm button[data-value="start"]')
         title, fields = self.result_dialog()
-        assert "Identity verified" in title and fields.get("Biometric Result") in ("MATCHED", "ENROLLED"), (title, fields)
+        self.check("Identity verified" in title and fields.get("Biometric Result") in ("MATCHED", "ENROLLED"),
+                   "Identity verified, Biometric Result MATCHED or ENROLLED", (title, fields))
         self.click('#selfie-result button[data-value="dashboard"]')
         self.open("optin")
         self.find('#template-status-card[data-status-code="100"]')
@@ -494,18 +546,20 @@ class Suite:
         answer = requests.post(self.base + "/v1/devices/register", timeout=30, json={
             "user_id": user, "registration_code": code, "device_name": "Work laptop",
             "device_public_key": {"kty": "EC", "crv": "P-256", "x": coordinate(numbers.x), "y": coordinate(numbers.y)}})
-        assert answer.status_code == 201, answer.text
+        self.check(answer.status_code == 201, "the device registered (201)", f"{answer.status_code} {answer.text}")
         laptop = answer.json()["device_id"]
         self.open("devices")
         item = self.find(f'#device-list li[data-device="{laptop}"]')
-        assert item.get_attribute("data-bound-by") == "registration_code" and "from 127.0.0.1" in item.text, item.text
+        bound_by, text = item.get_attribute("data-bound-by"), item.text
+        self.check(bound_by == "registration_code" and "from 127.0.0.1" in text, "the laptop bound by registration_code from 127.0.0.1",
+                   (bound_by, text))
         self.find('#device-list li[data-bound-by="activation"]')
         self.click(f'#device-list button.device-revoke[data-device="{laptop}"]')
         self.type("#device-revoke-password", PASSWORD)
         self.click('#device-revoke-dialog button[type="submit"]')
         self.find("#device-revoked")
         listed = self.rp("GET", f"/v1/users/{user}/devices")["devices"]
-        assert any(d["device_id"] == laptop and d.get("revoked_at") for d in listed), listed
+        self.check(any(d["device_id"] == laptop and d.get("revoked_at") for d in listed), f"{laptop} listed as revoked", listed)
 
     def run(self):
         flows = [
@@ -519,6 +573,8 @@ class Suite:
             ("admin_audit", self.admin_audit), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out), ("kyc", self.kyc),
             ("devices_listed_and_unbound", self.devices_listed_and_unbound),
         ]
+        # The only list of the flows: BrowserCLITests checks that each one printed here passed.
+        print(json.dumps({"flows": [name for name, _ in flows]}), flush=True)
         try:
             for name, flow in flows:
                 with Flow(self, name):

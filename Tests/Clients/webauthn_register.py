@@ -6,34 +6,64 @@ Usage: webauthn_register.py CASES_JSON
 
 CASES_JSON holds the relying party id, the origin, the challenge (base64url) and a list of
 cases, each a registration (credential_id, attestation_object, client_data_json, base64url) with
-a name. Prints one JSON object: case name -> "accepted <fmt>" or the verifier's reason for refusing.
+a name.
+
+Prints one JSON object, case name -> verdict:
+  {"verified": true, "fmt": F}                         py_webauthn accepted the registration,
+                                                       whose attestation format is F;
+  {"verified": false, "error": E, "reason": R}         py_webauthn refused it: E is its exception
+                                                       (webauthn.helpers.exceptions, e.g.
+                                                       InvalidRegistrationResponse), R its
+                                                       message, and "cause" the error it wraps, if any.
+
+Exit status: 0 when every case has a verdict; 2 for a wrong command line; 3 when the script
+itself failed (a missing package, an unreadable or malformed CASES_JSON, a key or credential
+JSON that py_webauthn cannot even read, any error that is not py_webauthn's refusal of what it
+verified), with the traceback on standard error and nothing on standard output.
 """
 import base64
 import json
 import sys
+import traceback
 
-from webauthn import verify_registration_response
+USAGE = 2
+SCRIPT_FAILED = 3
 
 
 def b64url_decode(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+def refusal(error: Exception) -> dict:
+    """py_webauthn's refusal as a verdict: its exception's class and message, and what it wraps."""
+    verdict = {"verified": False, "error": type(error).__name__, "reason": str(error)}
+    if error.__cause__ is not None:
+        verdict["cause"] = f"{type(error.__cause__).__name__}: {error.__cause__}"
+    return verdict
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
-        return 2
+        return USAGE
+    # Imported here, so that a missing package is the script failing (exit 3), never a verdict.
+    from webauthn import verify_registration_response
+    from webauthn.helpers import parse_registration_credential_json
+    from webauthn.helpers.exceptions import WebAuthnException
+
     with open(sys.argv[1], encoding="utf-8") as handle:
         spec = json.load(handle)
     results = {}
     for case in spec["cases"]:
-        credential = {
+        # Each credential's JSON is the script's input, not what is judged: py_webauthn not
+        # taking it is the script failing, so it is read before, and outside, the verdict.
+        credential = parse_registration_credential_json({
             "id": case["credential_id"],
             "rawId": case["credential_id"],
             "type": "public-key",
             "response": {"attestationObject": case["attestation_object"], "clientDataJSON": case["client_data_json"]},
             "clientExtensionResults": {},
-        }
+        })
         try:
             verified = verify_registration_response(
                 credential=credential,
@@ -42,13 +72,18 @@ def main() -> int:
                 expected_origin=spec["origin"],
                 require_user_verification=True,
             )
-            fmt = getattr(verified.fmt, "value", verified.fmt)
-            results[case["name"]] = f"accepted {fmt}"
-        except Exception as error:  # every refusal, with its reason
-            results[case["name"]] = f"refused: {type(error).__name__}: {error}"
+        except WebAuthnException as error:  # py_webauthn's refusal; any other error is the script's own failure
+            results[case["name"]] = refusal(error)
+        else:
+            results[case["name"]] = {"verified": True, "fmt": getattr(verified.fmt, "value", verified.fmt)}
     print(json.dumps(results, sort_keys=True))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        status = main()
+    except Exception:  # not a verdict: a bug, bad input or a missing package
+        traceback.print_exc()
+        status = SCRIPT_FAILED
+    sys.exit(status)

@@ -6,32 +6,60 @@ Usage: webauthn_verify.py CASES_JSON
 CASES_JSON holds the credential's public key (x, y base64url), the relying party id, the origin,
 the challenge (base64url), the stored sign count, and a list of cases, each an assertion
 (credential_id, authenticator_data, client_data_json, signature, all base64url) with a name.
-Prints one JSON object: case name -> "accepted" or the verifier's reason for refusing.
+
+Prints one JSON object, case name -> verdict:
+  {"verified": true, "new_sign_count": N}              py_webauthn accepted the assertion;
+  {"verified": false, "error": E, "reason": R}         py_webauthn refused it: E is its exception
+                                                       (webauthn.helpers.exceptions, e.g.
+                                                       InvalidAuthenticationResponse), R its
+                                                       message, and "cause" the error it wraps, if any.
+
+Exit status: 0 when every case has a verdict; 2 for a wrong command line; 3 when the script
+itself failed (a missing package, an unreadable or malformed CASES_JSON, a key or credential
+JSON that py_webauthn cannot even read, any error that is not py_webauthn's refusal of what it
+verified), with the traceback on standard error and nothing on standard output.
 """
 import base64
 import json
 import sys
+import traceback
 
-import cbor2
-from webauthn import verify_authentication_response
-from webauthn.helpers.exceptions import InvalidAuthenticationResponse
+USAGE = 2
+SCRIPT_FAILED = 3
 
 
 def b64url_decode(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+def refusal(error: Exception) -> dict:
+    """py_webauthn's refusal as a verdict: its exception's class and message, and what it wraps."""
+    verdict = {"verified": False, "error": type(error).__name__, "reason": str(error)}
+    if error.__cause__ is not None:
+        verdict["cause"] = f"{type(error.__cause__).__name__}: {error.__cause__}"
+    return verdict
+
+
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__, file=sys.stderr)
-        return 2
+        return USAGE
+    # Imported here, so that a missing package is the script failing (exit 3), never a verdict.
+    import cbor2
+    from webauthn import verify_authentication_response
+    from webauthn.helpers import decode_credential_public_key, decoded_public_key_to_cryptography, parse_authentication_credential_json
+    from webauthn.helpers.exceptions import WebAuthnException
+
     with open(sys.argv[1], encoding="utf-8") as handle:
         spec = json.load(handle)
     # COSE_Key for ES256 on P-256 (RFC 9053): kty EC2, alg -7, crv 1, x, y.
     cose_key = cbor2.dumps({1: 2, 3: -7, -1: 1, -2: b64url_decode(spec["x"]), -3: b64url_decode(spec["y"])})
+    # The key and each credential's JSON are the script's input, not what is judged: py_webauthn
+    # not taking them is the script failing, so they are read before, and outside, the verdicts.
+    decoded_public_key_to_cryptography(decode_credential_public_key(cose_key))
     results = {}
     for case in spec["cases"]:
-        credential = {
+        credential = parse_authentication_credential_json({
             "id": case["credential_id"],
             "rawId": case["credential_id"],
             "type": "public-key",
@@ -41,9 +69,9 @@ def main() -> int:
                 "signature": case["signature"],
             },
             "clientExtensionResults": {},
-        }
+        })
         try:
-            verify_authentication_response(
+            verified = verify_authentication_response(
                 credential=credential,
                 expected_challenge=b64url_decode(spec["challenge"]),
                 expected_rp_id=spec["rp_id"],
@@ -52,14 +80,18 @@ def main() -> int:
                 credential_current_sign_count=spec["stored_sign_count"],
                 require_user_verification=True,
             )
-            results[case["name"]] = "accepted"
-        except InvalidAuthenticationResponse as error:
-            results[case["name"]] = f"refused: {error}"
-        except Exception as error:  # a malformed case is a refusal too, with its reason
-            results[case["name"]] = f"refused: {type(error).__name__}: {error}"
+        except WebAuthnException as error:  # py_webauthn's refusal; any other error is the script's own failure
+            results[case["name"]] = refusal(error)
+        else:
+            results[case["name"]] = {"verified": True, "new_sign_count": verified.new_sign_count}
     print(json.dumps(results, sort_keys=True))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        status = main()
+    except Exception:  # not a verdict: a bug, bad input or a missing package
+        traceback.print_exc()
+        status = SCRIPT_FAILED
+    sys.exit(status)

@@ -114,6 +114,14 @@ import Testing
             ("other_challenge", try Self.registration(key: .generate(), challenge: Data(repeating: 1, count: 32).base64URLEncodedString,
                                                       rpID: rpID, origin: origin, format: "packed"), false),
         ]
+        // Why each refused case is refused: our verifier's failure, and words of py_webauthn's
+        // reason (an InvalidRegistrationResponse).
+        let refusals: [String: (ours: WebAuthnFailure, theirs: String)] = [
+            "wrong_rp_id": (.wrongRelyingParty, "Unexpected RP ID hash"),
+            "wrong_origin": (.wrongOrigin("https://evil.test"), "Unexpected client data origin \"https://evil.test\""),
+            "no_user_verification": (.userNotVerified, "User verification is required but user was not verified"),
+            "other_challenge": (.wrongChallenge, "Client data challenge was not expected challenge"),
+        ]
         let verifier = WebAuthnVerifier(rpID: rpID, origins: [origin], keys: P256DeviceKeyVerifier(), digester: SHA256SecretDigester())
         let spec: [String: Any] = [
             "rp_id": rpID, "origin": origin, "challenge": text,
@@ -127,14 +135,28 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         try JSONSerialization.data(withJSONObject: spec).write(to: file)
         let outside = try OutsideClients.run("webauthn_register.py", [file.path])
-        let theirs = try #require(try JSONSerialization.jsonObject(with: Data(outside.output.utf8)) as? [String: String], "\(outside.output)")
+        // Status 3 is the script failing (its traceback in the output), never a verdict.
+        try #require(outside.status == 0, "\(outside.output)")
+        let theirs = try #require(try JSONSerialization.jsonObject(with: Data(outside.output.utf8)) as? [String: [String: Any]],
+                                  "\(outside.output)")
         for (name, registration, expected) in cases {
-            let ours = try? verifier.verifyRegistration(WebAuthnAttestation(attestationObject: registration.attestationObject,
-                                                                            clientDataJSON: registration.clientDataJSON),
-                                                        challengeDigest: SHA256.hash(challenge), requireUserVerification: true)
-            #expect((ours != nil) == expected, "ours on \(name)")
-            #expect(theirs[name]?.hasPrefix("accepted") == expected, "py_webauthn on \(name): \(theirs[name] ?? "missing")")
-            if expected { #expect(ours?.credentialID == registration.credentialID && theirs[name] == "accepted \(name)") }
+            #expect(refusals.keys.contains(name) == !expected, "\(name) is either accepted or has its reasons for refusal")
+            let attestation = WebAuthnAttestation(attestationObject: registration.attestationObject, clientDataJSON: registration.clientDataJSON)
+            do {
+                let ours = try verifier.verifyRegistration(attestation, challengeDigest: SHA256.hash(challenge), requireUserVerification: true)
+                #expect(expected, "ours accepted \(name)")
+                #expect(ours.credentialID == registration.credentialID && ours.format == name, "ours on \(name): \(ours)")
+            } catch {
+                #expect(!expected && error as? WebAuthnFailure == refusals[name]?.ours, "ours on \(name): \(error)")
+            }
+            let verdict = try #require(theirs[name], "py_webauthn on \(name): missing from \(outside.output)")
+            if let reason = refusals[name]?.theirs {
+                #expect(verdict["verified"] as? Bool == false && verdict["error"] as? String == "InvalidRegistrationResponse",
+                        "py_webauthn on \(name): \(verdict)")
+                #expect((verdict["reason"] as? String)?.contains(reason) == true, "py_webauthn on \(name): \(verdict)")
+            } else {
+                #expect(verdict["verified"] as? Bool == true && verdict["fmt"] as? String == name, "py_webauthn on \(name): \(verdict)")
+            }
         }
     }
 
