@@ -35,7 +35,12 @@ import Testing
     func anOutsideRelyingPartySignsTheUserInWithTheBoundDevice() throws {
         let port = try NotificationCLITests().freePort()
         let issuer = "http://127.0.0.1:\(port)"
-        let served = try Served(extra: ["--idv=false", "--port", String(port), "--issuer", issuer, "--oidc-code-lifetime", "3"])
+        // Every code of the run lives this long: far longer than a sign-in subprocess and its
+        // exchange take under load, so no exchange races it. The client's expired-code check
+        // waits past it (a wait only ever lasts longer, so that check holds at any speed).
+        let codeLifetime = 30
+        let served = try Served(extra: ["--idv=false", "--port", String(port), "--issuer", issuer,
+                                        "--oidc-code-lifetime", String(codeLifetime)])
         defer { served.stop() }
         let profile = try activatedProfile(served, "olga")
         let redirect = "https://rp.example/callback"
@@ -50,7 +55,7 @@ import Testing
         let config: [String: Any] = [
             "issuer": issuer, "custos": CLI.binary.path, "profile": profile, "user_id": "olga", "redirect_uri": redirect,
             "client_id": secretClient.clientID, "client_secret": try #require(secretClient.clientSecret), "decryption_key": encryption.pem,
-            "jwt_client_id": jwtClient.clientID, "jwt_key": signing.pem, "code_lifetime": 3,
+            "jwt_client_id": jwtClient.clientID, "jwt_key": signing.pem, "code_lifetime": codeLifetime,
         ]
         let configFile = CLI.temporaryDirectory() + "/oidc.json"
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configFile))

@@ -38,5 +38,12 @@ import Testing
         #expect(final.result == ended.first)
         #expect(final.state == (ended.first?.status == .userCancelledSelfie ? .cancelled : .completed))
         #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .biometric) == 4)
+        // The loser is refused for the state the winner left the transaction in.
+        if ended.first?.status == .userCancelledSelfie {
+            #expect(throws: IDVError.transactionState(.cancelled)) { try results[0].get() }
+        } else {
+            let refused = #expect(throws: IDVError.self) { try results[1].get() }
+            #expect(refused == .transactionState(.judging) || refused == .transactionState(.completed), "\(String(describing: refused))")
+        }
     }
 }

@@ -89,7 +89,11 @@ import Testing
         #expect(throws: StepUpError.stepUpMismatch) { try answer(other, device: device, proof: AnswerProof(idvTransactionID: transactionID)) }
 
         // Someone else's face: NOT_MATCHED uses an attempt, the notification stays pending.
-        guard case .selfie(let challenge) = try harness.idv.confirm(userID: "alice", transactionID: transactionID) else { return }
+        let started = try harness.idv.confirm(userID: "alice", transactionID: transactionID)
+        guard case .selfie(let challenge) = started else {
+            Issue.record("expected a selfie challenge, got \(started)")
+            return
+        }
         _ = try harness.submit(challenge, person: "mallory")
         let failed = try answer(sent, device: device, proof: AnswerProof(idvTransactionID: transactionID))
         #expect(failed.status == .credentialsRejected && failed.attemptsLeft == 4)
@@ -97,7 +101,11 @@ import Testing
         // A new selfie of alice answers it.
         let again = try answer(sent, device: device)
         let retry = try #require(again.stepUp?.idvAuditTransactionID)
-        guard case .selfie(let second) = try harness.idv.confirm(userID: "alice", transactionID: retry) else { return }
+        let restarted = try harness.idv.confirm(userID: "alice", transactionID: retry)
+        guard case .selfie(let second) = restarted else {
+            Issue.record("expected a selfie challenge, got \(restarted)")
+            return
+        }
         #expect(try harness.submit(second, person: "alice").result.decision == .matched)
         #expect(throws: StepUpError.stepUpMismatch) { try answer(sent, device: device, proof: AnswerProof(idvTransactionID: transactionID)) }
         let done = try answer(sent, device: device, proof: AnswerProof(idvTransactionID: retry))
@@ -128,8 +136,11 @@ import Testing
         try harness.activeUser()
         #expect(throws: StepUpError.invalidCallback("points at a private address")) { try send(.none, callback: "https://refused.example/hook") }
         #expect(throws: StepUpError.levelNotAllowed) { try send(.appDefined) }
-        #expect(throws: StepUpError.self) { try send(AuthLevel(rawValue: 9)) }
-        #expect(throws: StepUpError.self) { try send(.none, lifetime: 5) }
+        #expect(throws: StepUpError.invalid("actions[0].auth_level",
+                                            "must be 0 (none), 1 (password), 3 (device signature) or 4 (server biometric)")) {
+            try send(AuthLevel(rawValue: 9))
+        }
+        #expect(throws: StepUpError.invalid("expires_in", "must be 10 to 86400 seconds")) { try send(.none, lifetime: 5) }
         for _ in 0..<5 { _ = try send(.none) }
         #expect(throws: StepUpError.tooMany("for this user from this API key")) { try send(.none) }
         let allowed = try NotificationServiceTests { $0.allowsAppDefinedLevel = true }

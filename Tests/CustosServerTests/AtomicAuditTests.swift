@@ -93,7 +93,7 @@ import Testing
         for _ in 0..<4 {
             #expect(try await f.client.login(userID: f.userID, deviceID: deviceID, password: "wrong password!").statusCode == 401)
         }
-        await #expect(throws: (any Error).self) {
+        await expectError("database_unavailable") {
             try await f.client.login(userID: f.userID, deviceID: deviceID, password: "wrong password!")
         }
         #expect(try f.live.store.user(id: f.userID)?.lockedUntil == nil)

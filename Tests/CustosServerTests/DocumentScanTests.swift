@@ -104,7 +104,9 @@ import Testing
                       SealedDocument(id: sealed.id, transactionID: selfie.idvAuditInfo.idvAuditTransactionID, userID: sealed.userID,
                                      side: .front, keyID: sealed.keyID, ciphertext: sealed.ciphertext, createdAt: sealed.createdAt,
                                      expiresAt: sealed.expiresAt)] {
-            #expect(throws: (any Error).self) { _ = try vault.openDocument(moved) }
+            #expect(throws: StoreError.failure("document \(sealed.id) was moved to another transaction or side")) {
+                _ = try vault.openDocument(moved)
+            }
         }
         // Nothing of the images reached the log.
         #expect(!live.log.lines.contains { $0.contains(front.prefix(16).base64EncodedString()) })
@@ -132,7 +134,7 @@ import Testing
         let verdict = try #require(try LiveServer.audit(live.store).list(userID: userID, transactionID: refused.idvAuditInfo.idvAuditTransactionID)
             .first { $0.kind == AuditKind.idvVerdict.rawValue })
         #expect(verdict.details["decision"] == "NOT_MATCHED" && verdict.details["workflow"] == "7" && verdict.details["liveness"] == nil)
-        try await Task.sleep(nanoseconds: 200_000_000)
+        await EventLog.settled(client)
         #expect(results.values == [100])
     }
 
@@ -327,7 +329,7 @@ import Testing
         }
         let matched = try await client.initiateIDVAdditionalDocumentScan(reason: "Fine", front: try Self.ownPortrait())
         #expect(matched.biometricResult?.displayText == "MATCHED")
-        try await Task.sleep(nanoseconds: 200_000_000)
+        await EventLog.settled(client)
         #expect(results.values == [240, 415, -1, 0])
         #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == 5)
     }

@@ -55,7 +55,7 @@ import Testing
         // Another user's row cannot be opened with this one's ciphertext.
         var moved = sealed
         moved.userID = "someone-else"
-        #expect(throws: (any Error).self) { _ = try vault.open(moved) }
+        #expect(throws: CryptoError.authenticationFailed) { _ = try vault.open(moved) }
 
         // Rotation re-seals under a new key; authentication still matches.
         let report = try vault.rotateKeys(audit: LiveServer.audit(live.store), now: Date())
@@ -176,7 +176,7 @@ import Testing
         let declined = try await client.initiateIDVServerBiometricAuthentication(reason: "Declined", frameSource: camera(live, "blink_selfie", 38...50))
         #expect(declined.statusCode == 240 && declined.attemptsLeft == 5 && asked.value == 1)
         #expect(declined.idvAuditInfo.status == "FAILURE" && declined.biometricResult == nil)
-        try await Task.sleep(nanoseconds: 200_000_000)
+        await EventLog.settled(client)
         #expect(results.values == [240])
         #expect(try await client.checkIDVUserBiometricTemplateStatus().attemptsLeft == 5)
     }
@@ -334,4 +334,11 @@ final class EventLog: @unchecked Sendable {
     private var items: [Int] = []
     func append(_ value: Int) { lock.withLock { items.append(value) } }
     var values: [Int] { lock.withLock { items } }
+
+    /// Waits until `client`'s event queue has delivered everything emitted so far: the SDK
+    /// emits a call's result before the call returns, and the queue is serial, so a block
+    /// queued now runs after those handlers. No sleeping.
+    static func settled(_ client: CustosClient) async {
+        await withCheckedContinuation { continuation in client.events.queue.async { continuation.resume() } }
+    }
 }
