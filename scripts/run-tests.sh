@@ -3,12 +3,12 @@
 # time: those that stop the shared PostgreSQL server (PostgresOutage…), so they cannot disturb
 # PostgreSQL tests running in parallel; the browser tests (BrowserCLITests) and the deployment
 # test (DeployTLSCLITests: nginx in front of custos, a selfie over TLS), whose capture keeps real
-# time; and the fuzzers (APIFuzzCLITests, ParserFuzzCLITests), which would take the CPU from the
-# others for minutes.
+# time; and the fault injection (FaultsCLITests: kill -9 under load, full and read-only disks) and
+# the fuzzers (APIFuzzCLITests, ParserFuzzCLITests), which would take the CPU from the others.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift test -c release --scratch-path .build/test --skip PostgresOutage --skip BrowserCLITests --skip DeployTLSCLITests \
-  --skip APIFuzzCLITests --skip ParserFuzzCLITests
+  --skip FaultsCLITests --skip APIFuzzCLITests --skip ParserFuzzCLITests
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # A filter that matches nothing passes quietly: a pass that ran no test is a failure.
@@ -21,5 +21,6 @@ isolated() {
 isolated PostgresOutage CUSTOS_TEST_PG_OUTAGE=1
 isolated BrowserCLITests
 isolated DeployTLSCLITests
+isolated FaultsCLITests
 isolated APIFuzzCLITests
 isolated ParserFuzzCLITests
