@@ -227,6 +227,13 @@ enum Migrations {
             sqlite: SignalSchema.sqlite,
             postgres: SignalSchema.postgres
         ),
+        Migration(
+            version: 19,
+            name: "users (created_by, id) index",
+            // A relying party's user list pages through the users its key created, by id.
+            sqlite: "CREATE INDEX users_created_by ON users (created_by, id);",
+            postgres: "CREATE INDEX users_created_by ON users (created_by, id);"
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }
