@@ -2,16 +2,9 @@ import CustosTestSupport
 import Foundation
 import Testing
 
-#if DEBUG
-private let optimized = false
-#else
-private let optimized = true
-#endif
-
 /// `custos demo` end to end: it serves itself and runs opt-in, authentication and KYC on the
 /// sample frames; a second run draws other frames.
-@Suite(.enabled(if: SharedData.isAvailable && optimized,
-                Comment(rawValue: optimized ? SharedData.missingMessage : "face tests run in release builds only")))
+@Suite(needsReleaseBuildAndFaces)
 struct DemoCLITests {
     @Test func twoRunsEachPassEveryStepOnDifferentFrames() throws {
         let environment = ["CUSTOS_SHARED_DATA": SharedData.root.path]

@@ -2,20 +2,13 @@ import CustosTestSupport
 import Foundation
 import Testing
 
-#if DEBUG
-private let optimized = false
-#else
-private let optimized = true
-#endif
-
 /// The shipped deployment recipe, run for real: Tests/Deploy/nginx_tls.sh puts deploy/nginx.conf
 /// (Debian's nginx, a throwaway self-signed certificate) in front of `custos serve`, signs in and
 /// uploads a selfie with this build's CLI over HTTPS, checks HSTS, the client address taken from
 /// X-Forwarded-For and the per-address limit, and runs `systemd-analyze verify` on
 /// deploy/custos.service. A missing nginx or openssl (the script's exit 2) skips it, and fails it
 /// under `make test` (CUSTOS_REQUIRE_BROWSER=1), as the browser suite does.
-@Suite(.enabled(if: SharedData.isAvailable && optimized,
-                Comment(rawValue: optimized ? SharedData.missingMessage : "face tests run in release builds only")))
+@Suite(needsReleaseBuildAndFaces)
 struct DeployTLSCLITests {
     @Test func theShippedNginxRecipeServesCustosOverTLS() throws {
         let script = SharedData.packageRoot.appendingPathComponent("Tests/Deploy/nginx_tls.sh").path

@@ -3,16 +3,9 @@ import CustosTestSupport
 import Foundation
 import Testing
 
-#if DEBUG
-private let optimized = false
-#else
-private let optimized = true
-#endif
-
 /// Server biometrics through the `custos idv` commands against a real `custos serve`, with
 /// recorded frames from ../shared/data/liveness.
-@Suite(.serialized, .enabled(if: SharedData.isAvailable && optimized,
-                             Comment(rawValue: optimized ? SharedData.missingMessage : "face tests run in release builds only")))
+@Suite(.serialized, needsReleaseBuildAndFaces)
 struct IDVCLITests {
     /// A folder holding frames `range` of a liveness sequence.
     func frames(_ range: ClosedRange<Int>, of sequence: String = "blink_selfie", repeating: Bool = false) throws -> String {
