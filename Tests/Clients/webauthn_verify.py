@@ -19,25 +19,10 @@ itself failed (a missing package, an unreadable or malformed CASES_JSON, a key o
 JSON that py_webauthn cannot even read, any error that is not py_webauthn's refusal of what it
 verified), with the traceback on standard error and nothing on standard output.
 """
-import base64
 import json
 import sys
-import traceback
 
-USAGE = 2
-SCRIPT_FAILED = 3
-
-
-def b64url_decode(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def refusal(error: Exception) -> dict:
-    """py_webauthn's refusal as a verdict: its exception's class and message, and what it wraps."""
-    verdict = {"verified": False, "error": type(error).__name__, "reason": str(error)}
-    if error.__cause__ is not None:
-        verdict["cause"] = f"{type(error.__cause__).__name__}: {error.__cause__}"
-    return verdict
+from webauthn_verdicts import USAGE, b64url_decode, refusal, run
 
 
 def main() -> int:
@@ -89,9 +74,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        status = main()
-    except Exception:  # not a verdict: a bug, bad input or a missing package
-        traceback.print_exc()
-        status = SCRIPT_FAILED
-    sys.exit(status)
+    run(main)
