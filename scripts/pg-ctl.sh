@@ -5,6 +5,8 @@
 #   "$CUSTOS_TEST_PG_CTL" stop     # fast shutdown; a no-op when already stopped
 #   "$CUSTOS_TEST_PG_CTL" start    # waits until it accepts connections; a no-op when running
 #   "$CUSTOS_TEST_PG_CTL" status   # exit 0 when running, 3 when stopped
+#   "$CUSTOS_TEST_PG_CTL" freeze   # SIGSTOP to the postmaster and its children: a hung database
+#   "$CUSTOS_TEST_PG_CTL" thaw     # SIGCONT to the same: it answers again
 #
 # Reads CUSTOS_TEST_PG_DATA (and CUSTOS_TEST_PG_BIN) exported by with-postgres.sh. The
 # server runs as the owner of the data directory (through runuser when called as root).
@@ -15,7 +17,7 @@ die() {
     exit 2
 }
 
-[[ $# -eq 1 ]] || die "usage: ${0##*/} stop|start|status"
+[[ $# -eq 1 ]] || die "usage: ${0##*/} stop|start|status|freeze|thaw"
 data_dir=${CUSTOS_TEST_PG_DATA:-}
 [[ -n "$data_dir" && -d "$data_dir" ]] || die "CUSTOS_TEST_PG_DATA is not set or not a directory (run under scripts/with-postgres.sh)"
 pg_bin=${CUSTOS_TEST_PG_BIN:-/usr/lib/postgresql/15/bin}
@@ -32,7 +34,27 @@ running() {
     "${as_server[@]}" "$pg_bin/pg_ctl" -D "$data_dir" status >/dev/null 2>&1
 }
 
+# The postmaster (first line of postmaster.pid) and its children.
+cluster() {
+    local postmaster
+    postmaster=$(head -n 1 "$data_dir/postmaster.pid" 2>/dev/null) || die "no postmaster.pid: the cluster is not running"
+    echo "$postmaster"
+    local entry stat fields
+    for entry in /proc/[0-9]*; do
+        stat=$(cat "$entry/stat" 2>/dev/null) || continue
+        read -r -a fields <<<"${stat##*) }" # state, parent, …
+        [[ ${fields[1]} == "$postmaster" ]] && echo "${entry#/proc/}"
+    done
+    return 0
+}
+
 case "$1" in
+freeze | thaw)
+    signal=STOP
+    [[ $1 == thaw ]] && signal=CONT
+    # shellcheck disable=SC2046 # one process id a word
+    kill -s "$signal" $(cluster)
+    ;;
 stop)
     if running; then
         "${as_server[@]}" "$pg_bin/pg_ctl" -D "$data_dir" -m fast -w -t 60 stop >/dev/null
@@ -52,6 +74,6 @@ status)
     fi
     ;;
 *)
-    die "unknown action '$1' (stop|start|status)"
+    die "unknown action '$1' (stop|start|status|freeze|thaw)"
     ;;
 esac

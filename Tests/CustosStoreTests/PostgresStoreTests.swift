@@ -178,6 +178,44 @@ extension PostgresStoreTests {
             }
         }
 
+        /// A frozen server (its processes stopped: a hung host) accepts connections and bytes but
+        /// never answers, and cannot time out its own statements: without a client-side limit a
+        /// call would wait as long as the freeze lasts. The test's time limit is what catches a hang.
+        @Test("a frozen server is given up after the statement timeout and a second; thawed, it serves the same store",
+              .timeLimit(.minutes(2)))
+        func frozen() throws {
+            let control = try #require(TestEnvironment.pgCtl)
+            try withHarness(.postgresql) { harness in
+                let options = PostgresOptions(poolSize: 2, connectTimeoutSeconds: 2, statementTimeoutMilliseconds: 1000)
+                #expect(options.answerTimeoutSeconds == 2)
+                let store = try harness.open(postgres: options)
+                defer { store.close() }
+                let token = ConformanceCheck.token("before-freeze")
+                try store.issue(token)
+                #expect(try store.increment("frozen", limit: 10, now: testNow) == 1)
+                _ = runConcurrently(4) { _ in try store.ping() }
+
+                try pgCtl(control, "freeze")
+                var thawed = false
+                defer { if !thawed { try? pgCtl(control, "thaw") } }
+                // Both pooled connections give up on the server and connect anew (connect_timeout) on their next use.
+                for _ in 0..<2 {
+                    expectStoreError(.unavailable) { try store.ping() }
+                    expectStoreError(.unavailable) { try store.consume(purpose: token.purpose, digest: token.digest, now: testNow) }
+                    expectStoreError(.unavailable) { try store.increment("frozen", limit: 10, now: testNow) }
+                }
+                try pgCtl(control, "thaw")
+                thawed = true
+                // The same store serves again. (What a frozen call had sent may still run once the
+                // server reads it, as after any lost connection: the caller was told 503, not success.)
+                try store.ping()
+                let after = ConformanceCheck.token("after-freeze")
+                try store.issue(after)
+                #expect(try store.consume(purpose: after.purpose, digest: after.digest, now: testNow) == after)
+                #expect(try store.increment("after-freeze", limit: 10, now: testNow) == 1)
+            }
+        }
+
         private func pgCtl(_ script: String, _ action: String) throws {
             let status = try runTool(script, [action])
             #expect(status == 0, "\(script) \(action) exited with \(status)")

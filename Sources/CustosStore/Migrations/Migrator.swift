@@ -122,7 +122,7 @@ struct Migrator {
     /// PostgreSQL: serialize migrating nodes and lift the statement timeout for the DDL.
     private func lock(_ connection: any SQLConnection) throws {
         guard database.dialect == .postgresql else { return }
-        try connection.executeScript("SET LOCAL statement_timeout = 0")
+        try connection.liftTimeouts()
         try connection.execute("SELECT pg_advisory_xact_lock(?)", [.integer(Migrator.advisoryLockKey)])
     }
 

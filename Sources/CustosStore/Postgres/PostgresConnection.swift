@@ -5,10 +5,17 @@ import Foundation
 /// One libpq connection. Connects lazily and reconnects (`PQreset`) before use when the
 /// previous connection broke, so a pool survives a server restart. Used by one thread at a
 /// time (lent by `BlockingPool`), so it needs no locking of its own.
+///
+/// Every statement waits for the server's answer at most `answerTimeout` seconds: a server
+/// that stopped answering (a frozen host, a cut network that TCP has not noticed) cannot time
+/// out its own statements, so past that the connection is given up (closed; the next use
+/// connects anew) and the call fails with `StoreError.unavailable`.
 final class PostgresConnection: SQLConnection {
     private var handle: OpaquePointer?  // PGconn *
     private let keywords: [String]
     private let values: [String]
+    /// Seconds a statement waits for the server's answer; nil: as long as it takes.
+    var answerTimeout: TimeInterval?
 
     /// `keywords`/`values`: libpq connection parameters (no expansion of `dbname`).
     init(keywords: [String], values: [String]) {
@@ -112,16 +119,28 @@ final class PostgresConnection: SQLConnection {
 
     func executeScript(_ sql: String) throws {
         let handle = try open()
-        let result = PQexec(handle, sql)
+        guard PQsendQuery(handle, sql) == 1 else {
+            throw PostgresConnection.error(sqlState: nil, message: PostgresConnection.message(PQerrorMessage(handle)),
+                                           connectionLost: PQstatus(handle) != CONNECTION_OK)
+        }
+        let result = try awaitResult(handle)
         defer { PQclear(result) }
         try check(result, handle)
+    }
+
+    /// The migrations' DDL may take as long as it takes: no statement timeout on the server for
+    /// the rest of this transaction, and no limit on the wait for its answer for the rest of
+    /// this loan of the connection.
+    func liftTimeouts() throws {
+        try executeScript("SET LOCAL statement_timeout = 0")
+        answerTimeout = nil
     }
 
     /// Rolls back an open transaction, ignoring failures (a broken connection is reset on its
     /// next use anyway).
     func rollbackQuietly() {
         guard let handle, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) != PQTRANS_IDLE else { return }
-        PQclear(PQexec(handle, "ROLLBACK"))
+        try? executeScript("ROLLBACK")
     }
 
     // MARK: Execution
@@ -153,11 +172,16 @@ final class PostgresConnection: SQLConnection {
             }
         }
         storage.append(0)
-        let result: OpaquePointer? = storage.withUnsafeBytes { raw in
+        let sent = storage.withUnsafeBytes { raw in
             let base = raw.baseAddress!.assumingMemoryBound(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { offset in offset.map { base + $0 } }
-            return PQexecParams(handle, text, Int32(parameters.count), types, pointers, lengths, formats, 1)
+            return PQsendQueryParams(handle, text, Int32(parameters.count), types, pointers, lengths, formats, 1)
         }
+        guard sent == 1 else {
+            throw PostgresConnection.error(sqlState: nil, message: PostgresConnection.message(PQerrorMessage(handle)),
+                                           connectionLost: PQstatus(handle) != CONNECTION_OK)
+        }
+        let result = try awaitResult(handle)
         do {
             try check(result, handle)
         } catch {
@@ -166,6 +190,41 @@ final class PostgresConnection: SQLConnection {
         }
         guard let result else { throw StoreError.failure("PostgreSQL returned no result") }
         return result
+    }
+
+    /// The result of the statement just sent (the caller `PQclear`s it; nil when libpq has
+    /// none, the connection being lost), read as `PQexec` would, but waiting for the server at
+    /// most `answerTimeout` seconds. Past that the connection is closed and the call throws.
+    private func awaitResult(_ handle: OpaquePointer) throws -> OpaquePointer? {
+        let deadline = answerTimeout.map { Date().addingTimeInterval($0) }
+        var kept: OpaquePointer?
+        while true {
+            while PQisBusy(handle) == 1 {
+                var wait: Int32 = -1
+                if let deadline {
+                    let left = deadline.timeIntervalSinceNow
+                    guard left > 0 else {
+                        PQclear(kept)
+                        close()
+                        throw StoreError.unavailable("PostgreSQL did not answer within \(answerTimeout ?? 0) s; the connection was closed")
+                    }
+                    wait = Int32(clamping: Int((left * 1000).rounded(.up)))
+                }
+                var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+                let ready = poll(&descriptor, 1, wait)
+                if ready == 0 || (ready < 0 && errno == EINTR) { continue }
+                // Input, a closed socket or a failed poll: read; a lost connection shows in PQgetResult's result.
+                if PQconsumeInput(handle) == 0 { break }
+            }
+            guard let result = PQgetResult(handle) else { return kept }
+            // As PQexec: the last result, but an error once seen stays the answer.
+            if let previous = kept, PQresultStatus(previous) == PGRES_FATAL_ERROR {
+                PQclear(result)
+            } else {
+                PQclear(kept)
+                kept = result
+            }
+        }
     }
 
     private func check(_ result: OpaquePointer?, _ handle: OpaquePointer) throws {

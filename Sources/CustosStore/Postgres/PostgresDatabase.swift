@@ -34,6 +34,7 @@ final class PostgresDatabase: SQLDatabase, @unchecked Sendable {
     private func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let connection = try pool.acquire(timeout: options.acquireTimeoutSeconds)
         defer { pool.release(connection) }
+        connection.answerTimeout = options.answerTimeoutSeconds
         try connection.ensureReady()
         return try body(connection)
     }

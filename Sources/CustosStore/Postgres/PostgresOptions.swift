@@ -10,6 +10,12 @@ public struct PostgresOptions: Sendable, Equatable {
     public var acquireTimeoutSeconds: Double
     /// Server-side `statement_timeout` for every statement (migrations excepted); 0 disables.
     public var statementTimeoutMilliseconds: Int
+    /// How long a statement waits for the server's answer before the connection is given up:
+    /// the statement timeout and a second more (a server that answers at all cancels its own
+    /// statement by then), or 30 s without a statement timeout.
+    public var answerTimeoutSeconds: Double {
+        statementTimeoutMilliseconds > 0 ? Double(statementTimeoutMilliseconds) / 1000 + 1 : 30
+    }
     /// A schema to keep the tables in (created by the migrations, put first on
     /// `search_path`), or nil for the server's default (`public`). Lowercase letters, digits
     /// and `_`, starting with a letter or `_`, at most 63 characters.

@@ -20,9 +20,15 @@ protocol SQLConnection: AnyObject {
     func query(_ sql: String, _ binds: [SQLValue]) throws -> [SQLRow]
     /// Runs a script of several statements without parameters (migrations).
     func executeScript(_ sql: String) throws
+    /// Lets the statements of the current transaction run as long as they take (the
+    /// migrations' DDL): no statement timeout, no limit on the wait for an answer.
+    func liftTimeouts() throws
 }
 
 extension SQLConnection {
+    /// Connections without timeouts (SQLite) have none to lift.
+    func liftTimeouts() throws {}
+
     @discardableResult
     func execute(_ sql: String) throws -> Int {
         try execute(sql, [])
