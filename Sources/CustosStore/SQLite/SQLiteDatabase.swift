@@ -103,9 +103,12 @@ final class SQLiteDatabase: SQLDatabase, @unchecked Sendable {
         } else if !isDirectory.boolValue {
             throw StoreError.unavailable("\(directory) is not a directory")
         }
+        let exists = files.fileExists(atPath: path)
         let fd = Foundation.open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw StoreError.unavailable("cannot create \(path): \(String(cString: strerror(errno)))")
+            // An existing database on a read-only disk, or one this user may not write, is not a creation failure.
+            let verb = exists ? "cannot open \(path) for writing" : "cannot create \(path)"
+            throw StoreError.unavailable("\(verb): \(String(cString: strerror(errno)))")
         }
         Foundation.close(fd)
     }
