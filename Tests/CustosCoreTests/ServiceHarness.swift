@@ -22,14 +22,15 @@ struct ServiceHarness {
     static func key(for userID: String) -> DevicePublicKey { DevicePublicKey(x: userID + "-x", y: userID + "-y") }
     static let consent = BiometricConsent(accepted: true, version: "v1")
 
-    init(identity adjustIdentity: (inout IdentityPolicy) -> Void = { _ in }, idv adjustIDV: (inout IDVPolicy) -> Void = { _ in }) throws {
+    init(hasher: any PasswordHasher = FakePasswordHasher(), keys: any DeviceKeyVerifier = FakeDeviceKeys(), identity adjustIdentity: (inout IdentityPolicy) -> Void = { _ in },
+         idv adjustIDV: (inout IDVPolicy) -> Void = { _ in }) throws {
         var identityPolicy = IdentityPolicy()
         adjustIdentity(&identityPolicy)
         var idvPolicy = IDVPolicy()
         adjustIDV(&idvPolicy)
         let random = SeededRandom()
         audit = AuditTrail(store: store, digester: FakeDigester(), clock: clock)
-        identity = try IdentityService(store: store, hasher: FakePasswordHasher(), keys: FakeDeviceKeys(), digester: FakeDigester(),
+        identity = try IdentityService(store: store, hasher: hasher, keys: keys, digester: FakeDigester(),
                                        random: random, clock: clock, policy: identityPolicy, audit: audit)
         idv = IDVService(store: store, identity: identity, faces: ScriptedFaces(), liveness: ScriptedLiveness(),
                          cipher: FakeTemplateCipher(), audit: audit, digester: FakeDigester(), random: random, clock: clock,

@@ -28,6 +28,11 @@ public final class IdentityService: Sendable {
     /// A hash of a random password, verified against when the user is unknown so that an
     /// unknown user costs the same time as a wrong password.
     let dummyPasswordHash: String
+    /// A valid P-256 public key (the curve's generator, whose private key is 1) that a signature
+    /// is checked against when the device is unknown, revoked or another user's, so that such a
+    /// login costs the same time as a wrong signature of a real device. Such a check never
+    /// proves anything: its outcome is ignored.
+    static let dummyDeviceJWK = #"{"kty":"EC","crv":"P-256","x":"axfR8uEsQkf4vOblY6RA8ncDfYEt6zOg9KE5RdiYwpY","y":"T-NC4v4af5uO5-tKfA-eFivOM1drMV7Oy7ZAaDe_UfU"}"#
 
     enum Purpose {
         static let activation = "activation"
