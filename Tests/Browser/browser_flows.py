@@ -3,6 +3,11 @@
 frames, and a virtual WebAuthn authenticator through the DevTools protocol. Each flow saves a
 screenshot of its final screen at phone and desktop sizes and prints how long it took.
 
+Each flow stands alone: it starts on a new browser profile (no device key, no session) and makes
+the users it needs through the relying party's API and the app's own screens (`account`,
+`enrolled_account`), so a flow passes or fails by itself; they run in a random order, printed
+as "seed" (BROWSER_SEED=N repeats it).
+
     browser_flows.py CONFIG.json      (base_url, admin_key, rp_key, data_dir, out_dir)
 
 Prints, one JSON object a line, first {"flows": [NAME, ...]}, the flows it is about to run in
@@ -16,6 +21,7 @@ import hashlib
 import json
 import re
 import os
+import random
 import secrets
 import shutil
 import subprocess
@@ -63,6 +69,7 @@ class Flow:
 
     def __enter__(self):
         self.suite.flow = self.name
+        self.suite.fresh()
         return self
 
     def __exit__(self, kind, error, trace):
@@ -89,12 +96,17 @@ class Suite:
         self.out = config["out_dir"]
         os.makedirs(self.out, exist_ok=True)
         self.work = tempfile.mkdtemp(prefix="custos-browser-")
-        self.profile = os.path.join(self.work, "profile")
+        self.profile = None
         self.driver = None
         self.flow = None  # the flow running now, which `check` names
         self.failed = []
-        self.user = "web-" + secrets.token_hex(3)
-        self.code = None
+        self.user = None  # the user the flow running now signed in as
+
+    def fresh(self):
+        """A new flow's start: no browser, a new profile (IndexedDB holds the device key), no user."""
+        self.quit()
+        self.profile = tempfile.mkdtemp(prefix="profile-", dir=self.work)
+        self.user = None
 
     def check(self, condition, expected, seen=None):
         """`check` for the flow running now."""
@@ -116,7 +128,7 @@ class Suite:
         return path
 
     def launch(self, video):
-        """Chromium on the suite's profile (its IndexedDB keeps the device key between launches)."""
+        """Chromium on the flow's profile (its IndexedDB keeps the device key between launches)."""
         self.quit()
         options = webdriver.ChromeOptions()
         options.binary_location = CHROMIUM
@@ -194,6 +206,52 @@ class Suite:
         self.click(f"#notifications-pending {card} .open-notification")
         self.find("#notification-modal")
 
+    # MARK: a flow's own users
+
+    def account(self, video):
+        """A user the relying party created, activated in this browser (its device key in the
+        profile): signed in on the dashboard, with `video` (a path) as the camera."""
+        self.user = "web-" + secrets.token_hex(4)
+        code = self.rp("POST", "/v1/users", {"user_id": self.user})["activation"]["activation_code"]
+        self.launch(video)
+        self.open("activate")
+        self.type("#activate-user", self.user)
+        self.type("#activate-code", code)
+        self.type("#activate-password", PASSWORD)
+        self.type("#activate-password2", PASSWORD)
+        self.click("#activate-submit")
+        self.find("#dashboard-session")
+
+    def opt_in(self):
+        """Biometric opt-in (workflow 10) on the app's screens: ENROLLED, back on the dashboard."""
+        self.open("optin")
+        self.find('#template-status-card[data-status-code="600"]')
+        self.click("#consent-accept")
+        self.click("#start-optin")
+        self.click('#selfie-confirm button[data-value="start"]')
+        title, fields = self.result_dialog()
+        self.check(fields.get("Biometric Result") == "ENROLLED", "Biometric Result ENROLLED", (title, fields))
+        self.click('#selfie-result button[data-value="dashboard"]')
+
+    def enrolled_account(self, video):
+        """`account` enrolled from take A of the recording, then the browser relaunched with
+        `video` as the camera (another part of the recording, or a still) and signed in."""
+        self.account(self.video("take-a", start=1))
+        self.opt_in()
+        self.launch(video)
+        self.sign_in()
+
+    def register_passkey(self):
+        """A passkey of a virtual authenticator (user verification on) for the signed-in user."""
+        self.authenticator()
+        self.open("passkeys")
+        self.type("#passkey-name", "Virtual authenticator")
+        self.click("#passkey-register")
+        self.type("#passkey-password", PASSWORD)
+        self.click('#passkey-password-dialog button[type="submit"]')
+        self.find("#passkey-added")
+        self.find("#passkey-list li.passkey")
+
     # MARK: flows
 
     def headers(self):
@@ -238,30 +296,23 @@ class Suite:
             self.check(not inline, f"{page} to hold no inline script", inline)
 
     def admin_creates_user(self):
+        user = "web-" + secrets.token_hex(4)
         self.launch(self.video("still"))
         self.open("admin")
         self.type("#admin-key", self.admin_key)
         self.click("#admin-key-submit")
-        self.type("#admin-new-user", self.user)
+        self.type("#admin-new-user", user)
         self.click("#admin-create-user")
         shown = self.text("#admin-activation-code")
-        self.code = shown.strip()
-        self.check(self.code, "an activation code shown", shown)
-        self.find(f'#admin-user-table tr[data-user="{self.user}"]')
+        self.check(re.fullmatch(r"\S{8,}", shown.strip()), "an activation code shown", shown)
+        self.find(f'#admin-user-table tr[data-user="{user}"]')
         # The key lives in the page's memory only: a reload forgets it.
         self.driver.refresh()
         self.find("#admin-key")
         self.nothing_stored()
 
     def activate_and_opt_in(self):
-        self.launch(self.video("take-a", start=1))
-        self.open("activate")
-        self.type("#activate-user", self.user)
-        self.type("#activate-code", self.code)
-        self.type("#activate-password", PASSWORD)
-        self.type("#activate-password2", PASSWORD)
-        self.click("#activate-submit")
-        self.find("#dashboard-session")
+        self.account(self.video("take-a", start=1))
         self.open("biometric")
         card = self.find('#template-status-card[data-status-code="600"]')
         text = card.text
@@ -294,8 +345,7 @@ class Suite:
         self.check(cookies == [], "no cookies", cookies)
 
     def authenticate_matched(self):
-        self.launch(self.video("take-b", start=100))
-        self.sign_in()
+        self.enrolled_account(self.video("take-b", start=100))
         self.open("biometric")
         self.find('#template-status-card[data-status-code="100"]')
         self.click("#start-authentication")
@@ -307,8 +357,7 @@ class Suite:
         self.find('#selfie-result button[data-value="dashboard"]')
 
     def still_photo_fails_liveness(self):
-        self.launch(self.video("still"))
-        self.sign_in()
+        self.enrolled_account(self.video("still"))
         self.open("biometric")
         self.click("#start-authentication")
         self.click('#selfie-confirm button[data-value="start"]')
@@ -317,7 +366,8 @@ class Suite:
         self.find('#selfie-result button[data-value="ok"]')
 
     def close_at_confirmation(self):
-        self.click('#selfie-result button[data-value="ok"]')
+        self.enrolled_account(self.video("still"))
+        self.open("biometric")
         self.click("#start-authentication")
         self.click('#selfie-confirm button[data-value="close"]')
         title, fields = self.result_dialog()
@@ -326,6 +376,7 @@ class Suite:
         self.click('#selfie-result button[data-value="ok"]')
 
     def notification_with_password(self):
+        self.account(self.video("still"))
         created = self.notify(1)
         self.answer_notification(created)
         self.click('#notification-modal button.notification-action[data-action="approve"]')
@@ -338,7 +389,7 @@ class Suite:
 
     def notification_with_device_signature(self):
         """Level 3: this browser's WebCrypto key signs the notification's canonical content."""
-        self.click('#notification-result button[data-value]')
+        self.account(self.video("still"))
         created = self.notify(3)
         self.answer_notification(created)
         self.click('#notification-modal button.notification-action[data-action="approve"]')
@@ -349,7 +400,7 @@ class Suite:
         self.check(result["status"] == "answered" and result.get("auth_level") == 3, "the notification answered at level 3", result)
 
     def wrong_number_refused(self):
-        self.click('#notification-result button[data-value]')
+        self.account(self.video("still"))
         created = self.notify(0, number_matching=True)
         self.answer_notification(created)
         # Typed, not picked: nothing on the page gives the number away, and the actions wait for two digits.
@@ -369,8 +420,7 @@ class Suite:
         self.check(result["status"] == "failed", "the notification failed", result)
 
     def notification_with_selfie(self):
-        self.launch(self.video("take-c", start=49))
-        self.sign_in()
+        self.enrolled_account(self.video("take-c", start=49))
         created = self.notify(4, number_matching=True)
         self.answer_notification(created)
         self.find("#notification-number").send_keys(str(created["number"]))
@@ -438,18 +488,14 @@ class Suite:
                    f"{again.status_code} {again.text}")
 
     def passkey_register_and_sign_in(self):
-        self.authenticator()
-        self.open("passkeys")
-        self.type("#passkey-name", "Virtual authenticator")
-        self.click("#passkey-register")
-        self.type("#passkey-password", PASSWORD)
-        self.click('#passkey-password-dialog button[type="submit"]')
-        self.find("#passkey-added")
-        self.find("#passkey-list li.passkey")
+        self.account(self.video("still"))
+        self.register_passkey()
         self.sign_in_at_authorization_endpoint(f'#authorize-choices button.signin-passkey[data-user="{self.user}"]')
 
     def passkey_app_sign_in(self):
         """The passkey signs in to the app itself, no account picked: the authenticator offers it."""
+        self.account(self.video("still"))
+        self.register_passkey()
         self.open("login")
         self.type("#passkey-login-password", PASSWORD)
         self.click("#login-passkey")
@@ -457,10 +503,18 @@ class Suite:
         self.check(self.user in session and "pk_" in session, f"a session of {self.user} through a pk_ device", session)
 
     def device_sign_in_at_authorization_endpoint(self):
+        self.account(self.video("still"))
         self.sign_in_at_authorization_endpoint(f'#authorize-choices button.signin-device[data-user="{self.user}"]')
 
     def admin_audit(self):
-        """What the flows above did, in the audit trail, and the chain verified."""
+        """What this flow's user did (enrolled, answered a notification, signed in at the
+        authorization endpoint) in the audit trail, and the chain verified."""
+        self.enrolled_account(self.video("still"))
+        created = self.notify(0)
+        self.answer_notification(created)
+        self.click('#notification-modal button.notification-action[data-action="approve"]')
+        self.find("#notification-result")
+        self.sign_in_at_authorization_endpoint(f'#authorize-choices button.signin-device[data-user="{self.user}"]')
         self.open("admin")
         self.type("#admin-key", self.admin_key)
         self.click("#admin-key-submit")
@@ -477,7 +531,7 @@ class Suite:
     def hostile_text_stays_text(self):
         """A relying party's texts and a client's name are shown as text, never run as markup."""
         hostile = '<img src=x onerror="window.pwned=1">'
-        self.sign_in()
+        self.account(self.video("still"))
         created = self.rp("POST", "/v1/notifications", {
             "user_id": self.user, "subject": "Pay " + hostile, "message": "<script>window.pwned=1</script>",
             "actions": [{"label": "OK " + hostile, "action": "ok", "auth_level": 0}]})
@@ -498,7 +552,7 @@ class Suite:
         self.check(clean, "no script run (window.pwned unset) and no <img> made from the name", "window.pwned set or an <img> in the page")
 
     def opt_out(self):
-        self.sign_in()
+        self.enrolled_account(self.video("still"))
         self.open("optin")
         self.find('#template-status-card[data-status-code="100"]')
         self.click("#optout")
@@ -542,8 +596,9 @@ class Suite:
         bound, and the user unbinds it with the password again."""
         from cryptography.hazmat.primitives.asymmetric import ec
 
-        self.sign_in()
+        self.account(self.video("still"))
         user = self.find("#who").text.removeprefix("Signed in as ").strip()
+        self.check(user == self.user, f"signed in as {self.user}", user)
         code = self.rp("POST", f"/v1/users/{user}/registration-code")["registration_code"]
         numbers = ec.generate_private_key(ec.SECP256R1()).public_key().public_numbers()
         coordinate = lambda value: base64.urlsafe_b64encode(value.to_bytes(32, "big")).rstrip(b"=").decode()
@@ -577,8 +632,11 @@ class Suite:
             ("admin_audit", self.admin_audit), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out), ("kyc", self.kyc),
             ("devices_listed_and_unbound", self.devices_listed_and_unbound),
         ]
+        # In a random order each run (BROWSER_SEED repeats one): no flow leans on another's state.
+        seed = int(os.environ.get("BROWSER_SEED") or secrets.randbelow(10**6))
+        random.Random(seed).shuffle(flows)
         # The only list of the flows: BrowserCLITests checks that each one printed here passed.
-        print(json.dumps({"flows": [name for name, _ in flows]}), flush=True)
+        print(json.dumps({"flows": [name for name, _ in flows], "seed": seed}), flush=True)
         try:
             for name, flow in flows:
                 with Flow(self, name):
