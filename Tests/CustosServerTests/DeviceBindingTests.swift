@@ -231,29 +231,54 @@ import Testing
     /// Parallel guesses are counted before they are judged: of ten sent at once with a limit of
     /// three, three are judged and the rest find registration closed.
     @Test func parallelGuessesJudgeNoMoreThanTheLimit() async throws {
-        let fixture = try await SignInFixture.make(.sqlite) {
+        let fixture = try await Self.passwordRegistration(.sqlite, failures: 3)
+        defer { fixture.live.stop() }
+        let codes = try await Self.registerAtOnce(fixture, passwords: Array(repeating: "a guessed password", count: 10))
+        #expect(codes.filter { $0 == "401" }.count == 3, "\(codes)")
+        #expect(codes.filter { $0 == "password_registration_closed" }.count == 7, "\(codes)")
+    }
+
+    /// The count's last slot held by tries still being judged is not "closed": a right password
+    /// waits for them, and each right one gives its count back. One wrong guess among three
+    /// right passwords sent at once with a limit of two: the three bind, the guess is 401.
+    @Test(arguments: StoreKind.available)
+    func rightPasswordsAreNeverRefusedAsClosedWhileOthersAreInFlight(_ kind: StoreKind) async throws {
+        let fixture = try await Self.passwordRegistration(kind, failures: 2)
+        defer { fixture.live.stop() }
+        let right = IdentityFlowTests.password
+        let codes = try await Self.registerAtOnce(fixture, passwords: ["a guessed password", right, right, right])
+        #expect(codes == ["401", "100", "100", "100"], "\(codes)")
+        #expect(try await fixture.live.admin().devices(fixture.userID).count == 4)
+    }
+
+    /// A server with password registration on, `failures` tries per user before it closes, and
+    /// the limits per address out of the way.
+    static func passwordRegistration(_ kind: StoreKind, failures: Int64) async throws -> SignInFixture {
+        try await SignInFixture.make(kind) {
             $0.identity.passwordRegistration = true
-            $0.identity.passwordRegistrationFailures = 3
+            $0.identity.passwordRegistrationFailures = failures
             $0.identity.deviceProofAttempts = 100
             $0.identity.clientProofAttempts = 1000
         }
-        defer { fixture.live.stop() }
-        let codes = try await withThrowingTaskGroup(of: String.self) { group in
-            for _ in 0..<10 {
-                let stranger = try fixture.live.client()
+    }
+
+    /// Each password sent at once by a new device of its own: the status codes, or the error
+    /// codes, in the order of `passwords`.
+    static func registerAtOnce(_ fixture: SignInFixture, passwords: [String]) async throws -> [String] {
+        try await withThrowingTaskGroup(of: (Int, String).self) { group in
+            for (index, password) in passwords.enumerated() {
+                let newDevice = try fixture.live.client()
                 group.addTask {
                     do {
-                        return String(try await stranger.registerDevice(userID: fixture.userID, password: "a guessed password",
-                                                                        deviceName: "x").statusCode.rawValue)
+                        let result = try await newDevice.registerDevice(userID: fixture.userID, password: password, deviceName: "device \(index)")
+                        return (index, String(result.statusCode.rawValue))
                     } catch let error as CustosError {
-                        return error.code
+                        return (index, error.code)
                     }
                 }
             }
-            return try await group.reduce(into: []) { $0.append($1) }
+            return try await group.reduce(into: Array(repeating: "", count: passwords.count)) { $0[$1.0] = $1.1 }
         }
-        #expect(codes.filter { $0 == "401" }.count == 3, "\(codes)")
-        #expect(codes.filter { $0 == "password_registration_closed" }.count == 7, "\(codes)")
     }
 
     /// An expired password alone binds nothing and gives no change token: else a phished

@@ -38,6 +38,12 @@ extension IdentityService {
 
     static func passwordRegistrationKey(_ userID: String) -> String { passwordRegistrationCounterPrefix + userID }
 
+    /// The password registrations of the user being judged right now (user ids hold no `:`,
+    /// so no user's count shares this key; the same prefix, so the same sweep).
+    static func passwordRegistrationInFlightKey(_ userID: String) -> String {
+        passwordRegistrationCounterPrefix + "in_flight:" + userID
+    }
+
     /// Binds a new device to an active user and opens a session, proved by the password
     /// (refused unless `policy.passwordRegistration` is on) or by a registration code (single
     /// use). A registration code presented with the key of a device this user bound by the
@@ -79,7 +85,8 @@ extension IdentityService {
             // The try is counted before the password is judged, for an unknown user id too: a
             // burst of parallel guesses cannot pass the limit, and a closed registration says
             // nothing of whether the user exists. A right password gives its count back.
-            let counted = try store.increment(userKey, limit: policy.passwordRegistrationFailures, now: now)
+            let counted = try awaitPasswordRegistrationTry(userID)
+            defer { if counted != nil { try? store.decrement(Self.passwordRegistrationInFlightKey(userID)) } }
             // One Argon2id verification, real or dummy: the same time for every answer.
             let verified = try hasher.verify(password, encoded: user?.passwordHash ?? dummyPasswordHash)
             guard counted != nil else { throw IdentityError.passwordRegistrationClosed }
@@ -108,6 +115,49 @@ extension IdentityService {
         }
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: bound,
                                      session: session, sessionToken: token)
+    }
+
+    /// Counts a password registration of `userID` before it is judged; nil when registration is
+    /// closed for the user: the count is full and no try of the user is being judged. When the
+    /// count is full but tries are in flight, it waits for them, as `awaitAttempt` does for
+    /// logins: a right password among them gives its count back, and the count is the user's
+    /// last word only once none is left in flight. So a right password is refused as closed
+    /// only when registration really is closed, and 429 (`attemptsInFlight`) when the tries in
+    /// flight did not end within `policy.attemptWait`. The caller takes the in-flight mark off
+    /// once its try is judged.
+    func awaitPasswordRegistrationTry(_ userID: String) throws -> Int64? {
+        let counted = Self.passwordRegistrationKey(userID)
+        let inFlight = Self.passwordRegistrationInFlightKey(userID)
+        let deadline = Date().addingTimeInterval(policy.attemptWait)
+        var pause = 0.002
+        var quiet = 0
+        while true {
+            // Marked in flight before it takes a count, so that whoever finds the count full
+            // sees every try that holds one.
+            _ = try store.increment(inFlight, limit: .max, now: clock.now())
+            if let used = try store.increment(counted, limit: policy.passwordRegistrationFailures, now: clock.now()) { return used }
+            try store.decrement(inFlight)
+            if try store.value(inFlight) == 0 || registrationMarksAreStale(inFlight, counted: counted) {
+                // None in flight: full twice in a row (a try that ended in between may have
+                // given its count back), it is closed.
+                quiet += 1
+                if quiet == 2 { return nil }
+                continue
+            }
+            quiet = 0
+            guard Date() < deadline else { throw IdentityError.attemptsInFlight }
+            Thread.sleep(forTimeInterval: pause)
+            pause = min(pause * 2, 0.05)
+        }
+    }
+
+    /// Whether the in-flight marks were left by a process that died mid-try (then they are
+    /// cleared): every try holding a count took it when it began, so when the count last went
+    /// up longer than `policy.attemptWait` ago, no try that holds one is still being judged.
+    private func registrationMarksAreStale(_ inFlight: String, counted: String) throws -> Bool {
+        guard let last = try store.lastIncrement(counted), clock.now().timeIntervalSince(last) > policy.attemptWait else { return false }
+        try store.reset(inFlight)
+        return true
     }
 
     /// A MATCHED server biometric authentication (workflow 8) sent from the session of a device
