@@ -85,23 +85,28 @@ extension SQLStore: UserStore {
 
     /// One transaction: the user row (its devices and sessions follow by cascade), every
     /// single-use token whose subject is the id, and every counter whose key ends in
-    /// `:<id>`. The suffix is compared with `substr`, not `LIKE`, so ids holding `%`, `_` or
-    /// `\` match only themselves (and case matters, as everywhere else). When there is no
-    /// such user nothing is deleted.
+    /// `:<id>`, found through the index on the key's last segment (`counterOwner`: user ids
+    /// hold no `:`), compared exactly, not with `LIKE`, so ids holding `%`, `_` or `\` match
+    /// only themselves (and case matters, as everywhere else). When there is no such user
+    /// nothing is deleted.
     @discardableResult
     public func deleteUser(id: String) throws -> Bool {
-        let suffix = SQLValue.text(":" + id)
+        let owner = Self.counterOwner(database.dialect)
         return try database.transaction { connection in
             guard try connection.execute("DELETE FROM users WHERE id = ?", [.text(id)]) > 0 else { return false }
             try connection.execute("DELETE FROM single_use_tokens WHERE subject = ?", [.text(id)])
-            try connection.execute(
-                """
-                DELETE FROM counters
-                WHERE length(key) >= length(?) AND substr(key, length(key) - length(?) + 1) = ?
-                """,
-                [suffix, suffix, suffix]
-            )
+            try connection.execute("DELETE FROM counters WHERE \(owner) = ? AND key <> ?", [.text(id), .text(id)])
             return true
+        }
+    }
+
+    /// A counter key's last `:`-separated segment (the whole key when it holds none), as the
+    /// expression of migration 20's index. SQLite has no "last index of": right-trimming every
+    /// character but `:` leaves the key up to its last `:`, which is then cut off the front.
+    static func counterOwner(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite: "replace(key, rtrim(key, replace(key, ':', '')), '')"
+        case .postgresql: "reverse(split_part(reverse(key), ':', 1))"
         }
     }
 

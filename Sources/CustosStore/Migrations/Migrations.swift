@@ -234,6 +234,15 @@ enum Migrations {
             sqlite: "CREATE INDEX users_created_by ON users (created_by, id);",
             postgres: "CREATE INDEX users_created_by ON users (created_by, id);"
         ),
+        Migration(
+            version: 20,
+            name: "counters owner index",
+            // Deleting a user deletes its counters, those whose key ends in ":<id>" (attempts,
+            // throttles): the key's last segment (user ids hold no ':'), indexed as an expression,
+            // which `SQLStore.counterOwner` must repeat exactly for the index to serve.
+            sqlite: "CREATE INDEX counters_owner ON counters (\(SQLStore.counterOwner(.sqlite)));",
+            postgres: "CREATE INDEX counters_owner ON counters ((\(SQLStore.counterOwner(.postgresql))));"
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -153,6 +153,7 @@ final class PostgresConnection: SQLConnection {
     /// Runs one parametrized statement with binary parameters and binary results; returns the
     /// result, which the caller must `PQclear`.
     private func run(_ sql: String, _ binds: [SQLValue]) throws -> OpaquePointer {
+        StatementLog.record(sql, binds)
         let handle = try open()
         let text = Placeholders.dollarNumbered(sql)
         let parameters = binds.map(PostgresValues.parameter)

@@ -123,6 +123,7 @@ final class SQLiteConnection: SQLConnection {
     }
 
     private func run(_ sql: String, _ binds: [SQLValue], collect: Bool) throws -> [SQLRow] {
+        StatementLog.record(sql, binds)
         let db = try open()
         let statement = try prepared(sql)
         defer {
