@@ -3,7 +3,7 @@
 # same daemon options, in the same run. Servers are pinned to one core, wrk to the other.
 # Prints requests/s for each (median of alternating rounds) and, as the last line, the
 # ratio ours/raw. Run it on an otherwise idle machine.
-#   DURATION=5 ROUNDS=5 CONNECTIONS=64 THREADS=2 bench/http.sh
+#   DURATION=5 ROUNDS=5 CONNECTIONS=64 THREADS=2 bench/http.sh      (CUSTOS_BIN: a binary built already)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +15,9 @@ out=bench/out
 mkdir -p "$out"
 
 scripts/install-deps.sh
-swift build -c release >/dev/null
+# CUSTOS_BIN: a custos binary built already (then nothing is built).
+bin=${CUSTOS_BIN:-.build/release/custos}
+[[ -n "${CUSTOS_BIN:-}" ]] || swift build -c release >/dev/null
 cc -O2 -o "$out/mhd_hello" bench/peers/mhd_hello.c $(pkg-config --cflags --libs libmicrohttpd)
 
 server_core=0 client_core=1
@@ -41,7 +43,7 @@ trap cleanup EXIT
 
 ours_port=$(free_port)
 # Biometrics off: /healthz needs no face models, and loading them would only slow the start.
-pin "$server_core" .build/release/custos serve --dev --idv=false --data-dir "$data" --port "$ours_port" --threads "$threads" \
+pin "$server_core" "$bin" serve --dev --idv=false --data-dir "$data" --port "$ours_port" --threads "$threads" \
   2>"$out/custos-http.log" &
 pids+=($!)
 raw_port=$(free_port)
