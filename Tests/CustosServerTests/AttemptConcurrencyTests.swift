@@ -12,6 +12,7 @@ import Testing
 /// The attempt counter is exact in both directions when ten proofs arrive at once, on one node
 /// and on two: never more wrong proofs judged than the limit, and a right proof answered 153
 /// only when the user really is locked (not because others held the attempts at that moment).
+/// The same for password registration, whose count closes it for the user.
 @Suite struct AttemptConcurrencyTests {
     enum Topology: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case sqlite, postgresql, twoNodes
@@ -25,6 +26,10 @@ import Testing
         func servers() throws -> [LiveServer] {
             func server(_ store: SQLStore) throws -> LiveServer {
                 try LiveServer(store: store, workers: 12) {
+                    $0.identity.passwordRegistration = true
+                    $0.identity.passwordRegistrationFailures = 2
+                    $0.identity.deviceProofAttempts = 100
+                    $0.identity.clientProofAttempts = 1000
                     $0.argon2Iterations = 2
                     $0.argon2MemoryKiB = 32 * 1024
                     // The wait for attempts held by the others, in real time: under make test's
@@ -78,6 +83,25 @@ import Testing
             }
         }
 
+        /// Ten password registrations of new devices, each with its own key, released together
+        /// across the nodes: `passwords[i]` for the i-th. Their status or error codes, in order.
+        func tenRegistrations(passwords: [String]) async throws -> [String] {
+            try await withThrowingTaskGroup(of: (Int, String).self) { group in
+                for (index, password) in passwords.enumerated() {
+                    let newDevice = try node(index).client()
+                    group.addTask {
+                        do {
+                            let result = try await newDevice.registerDevice(userID: userID, password: password, deviceName: "device \(index)")
+                            return (index, String(result.statusCode.rawValue))
+                        } catch let error as CustosError {
+                            return (index, error.code)
+                        }
+                    }
+                }
+                return try await group.reduce(into: Array(repeating: "", count: passwords.count)) { $0[$1.0] = $1.1 }
+            }
+        }
+
         func lockouts() throws -> Int {
             try nodes[0].store.auditEvents(afterSequence: 0, limit: 500, userID: userID, transactionID: nil)
                 .filter { $0.kind == AuditKind.lockout.rawValue }.count
@@ -119,6 +143,18 @@ import Testing
         #expect(try account.lockouts() == 1)
         let user = try #require(try account.nodes[0].store.user(id: account.userID))
         #expect(user.isLocked(at: account.nodes[0].clock.now()))
+    }
+
+    /// One wrong guess and nine right passwords at once, with password registration closing at
+    /// two: every right one binds its device (none is told "closed" because others held the
+    /// count), the guess is 401, and registration is still open.
+    @Test(arguments: Topology.available)
+    func nineRightPasswordRegistrationsAmongAGuessAllBind(topology: Topology) async throws {
+        let account = try await Account.make(topology)
+        defer { account.stop() }
+        let codes = try await account.tenRegistrations(passwords: ["a guessed password"] + Array(repeating: IdentityFlowTests.password, count: 9))
+        #expect(codes == ["401"] + Array(repeating: "100", count: 9), "\(codes)")
+        #expect(try await account.nodes[0].admin().devices(account.userID).count == 10)
     }
 
     /// A level-1 action answered ten times at once with the right password: one answer wins,
