@@ -58,8 +58,37 @@ import Testing
         let hash = head.hash.map { String(format: "%02x", $0) }.joined()
         #expect(result.stdout == "audit chain intact: 5 events\nhead: event 5, hash \(hash) (keep it elsewhere; check later with --expect-head 5:\(hash))\n")
         let again = try data.audit(["verify", "--expect-head", "5:\(hash)"])
-        #expect(again.status == 0 && again.stdout.hasPrefix("audit chain intact: 5 events, expected head 5 found\n"), "\(again.stdout)")
+        #expect(again.status == 0 && again.stdout.hasPrefix("audit chain intact: expected head 5 found, 0 events after it\n"), "\(again.stdout)")
+        #expect(again.stdout.contains("head: event 5, hash \(hash)"), "\(again.stdout)")
         #expect(try data.audit(["verify", "--expect-head", "5:xyz"]).status == 2)
+    }
+
+    /// From a head kept elsewhere, verify reads and recomputes only what was added since; an
+    /// event altered after the head is found. `--full` rereads the whole chain, which finds an
+    /// event altered before the head too (whose own hash the head's does not cover).
+    @Test func anExpectedHeadResumesTheCheckAfterIt() throws {
+        let data = try AuditedData()
+        let last = try #require(data.events.last)
+        let head = "--expect-head=5:" + last.hash.map { String(format: "%02x", $0) }.joined()
+        let store = try SQLStore.openSQLite(path: data.databasePath)
+        let trail = AuditTrail(store: store, digester: MasterKeyAuditDigester(masterKey: data.masterKey), clock: SystemClock())
+        try trail.record(.lockout, userID: "bob")
+        try trail.record(.lockout, userID: "carol")
+        store.close()
+        let resumed = try data.audit(["verify", head])
+        #expect(resumed.status == 0 && resumed.stdout.hasPrefix("audit chain intact: expected head 5 found, 2 events after it\n"), "\(resumed.stdout)")
+        #expect(resumed.stdout.contains("head: event 7,"), "\(resumed.stdout)")
+        let full = try data.audit(["verify", head, "--full"])
+        #expect(full.status == 0 && full.stdout.hasPrefix("audit chain intact: 7 events, expected head 5 found\n"), "\(full.stdout)")
+
+        try data.tamper("UPDATE audit_events SET user_id = 'mallory' WHERE sequence = 7")
+        let after = try data.audit(["verify", head])
+        #expect(after.status == 1 && after.stdout.hasPrefix("audit chain broken at event 7:"), "\(after.stdout)")
+        try data.tamper("UPDATE audit_events SET user_id = 'carol' WHERE sequence = 7")
+        try data.tamper("UPDATE audit_events SET user_id = 'mallory' WHERE sequence = 2")
+        #expect(try data.audit(["verify", head]).status == 0)
+        let before = try data.audit(["verify", head, "--full"])
+        #expect(before.status == 1 && before.stdout.hasPrefix("audit chain broken at event 2:"), "\(before.stdout)")
     }
 
     /// Someone with write access cuts the tail, or rewrites it with hashes recomputed: the chain

@@ -86,9 +86,14 @@ public final class AuditTrail: Sendable {
     ///
     /// The chain alone cannot show events cut off at the end, or the whole chain rewritten
     /// from some point on; compare `headHash` with a copy kept elsewhere for that.
-    public func verify() throws -> AuditVerification {
+    ///
+    /// `after`: an event found right by an earlier verify, whose hash was kept elsewhere and
+    /// compared by the caller (`custos admin audit verify --expect-head`): only the events after
+    /// it are read and recomputed, so verifying again costs what was added since, not the
+    /// whole history. The events up to it are taken as verified then.
+    public func verify(after head: AuditEvent? = nil) throws -> AuditVerification {
         var checked = 0
-        var last: AuditEvent?
+        var last = head
         var pageSize = Self.verifyPageSize
         func result(_ broken: AuditChainBreak?) -> AuditVerification {
             AuditVerification(checked: checked, lastSequence: last?.sequence ?? 0, headHash: last?.hash, firstBreak: broken)

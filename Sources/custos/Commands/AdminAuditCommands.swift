@@ -15,9 +15,11 @@ enum AdminAuditCommands {
         "expect-head", "SEQ:HASH", default: nil, help: "a head printed by an earlier verify: that event must still have that hash",
         expected: "SEQ:HASH as verify prints it (a sequence number, a colon, 64 hex digits)", convert: parseHead)
 
+    static let full = Flag("full", help: "with --expect-head: recompute the whole chain too, not only the events after the head")
+
     static let verify = Command(spec: CommandSpec(
         path: "admin audit verify", summary: "Recompute the audit hash chain; name the first broken event.",
-        options: [expectHead.spec] + ServeCommand.settingOptions(keyedSettings),
+        options: [expectHead.spec, full.spec] + ServeCommand.settingOptions(keyedSettings),
         example: "custos admin audit verify --expect-head 42:<64 hex digits>")
     ) { arguments in
         let expected = arguments[expectHead]
@@ -26,16 +28,12 @@ enum AdminAuditCommands {
         let store = try MasterKeyLoader.openStore(configuration, checking: masterKeys)
         defer { store.close() }
         let trail = ApplicationFactory.auditTrail(store: store, masterKeys: masterKeys)
-        let result = try trail.verify()
-        let found = try expected.map { try trail.list(userID: nil, transactionID: nil, afterSequence: $0.sequence - 1, limit: 1).first }
-        if let broken = result.firstBreak {
-            Console.out("audit chain broken at event \(broken.sequence): \(broken.reason); \(result.checked) events before it intact")
-            return .failure
-        }
         // A chain rewritten from some event on, hashes recomputed, is intact in itself: only a
-        // head kept elsewhere shows it.
+        // head kept elsewhere shows it. Found unchanged, it is where the check resumes.
+        var resumeAfter: AuditEvent?
         if let expected {
-            guard let event = found ?? nil, event.sequence == expected.sequence else {
+            let found = try trail.list(userID: nil, transactionID: nil, afterSequence: expected.sequence - 1, limit: 1).first
+            guard let event = found, event.sequence == expected.sequence else {
                 Console.out("audit chain cut short: event \(expected.sequence) of the expected head is gone")
                 return .failure
             }
@@ -43,8 +41,18 @@ enum AdminAuditCommands {
                 Console.out("audit chain rewritten: event \(expected.sequence) no longer has the expected hash")
                 return .failure
             }
+            resumeAfter = arguments[full] ? nil : event
         }
-        Console.out("audit chain intact: \(result.checked) events" + (expected.map { ", expected head \($0.sequence) found" } ?? ""))
+        let result = try trail.verify(after: resumeAfter)
+        if let broken = result.firstBreak {
+            Console.out("audit chain broken at event \(broken.sequence): \(broken.reason); \(result.checked) events before it intact")
+            return .failure
+        }
+        if let expected, resumeAfter != nil {
+            Console.out("audit chain intact: expected head \(expected.sequence) found, \(result.checked) events after it")
+        } else {
+            Console.out("audit chain intact: \(result.checked) events" + (expected.map { ", expected head \($0.sequence) found" } ?? ""))
+        }
         if let head = result.headHash {
             Console.out("head: event \(result.lastSequence), hash \(Hex.encode(head)) (keep it elsewhere; check later with --expect-head \(result.lastSequence):\(Hex.encode(head)))")
         }

@@ -115,8 +115,9 @@ class Server:
             return -signal.SIGKILL
 
     def audit_verify(self, expect_head: str = None):
-        """(intact, the head to expect next time, what it printed)."""
-        arguments = ["admin", "audit", "verify", "--dev"] + self.store_options() + (["--expect-head", expect_head] if expect_head else [])
+        """(intact, the head to expect next time, what it printed). With a head: the whole chain
+        again (`--full`), not only what follows the head, as a kill may have hurt any part."""
+        arguments = ["admin", "audit", "verify", "--dev"] + self.store_options() + (["--expect-head", expect_head, "--full"] if expect_head else [])
         verified = self.cli(arguments)
         text = (verified.stdout + verified.stderr).strip()
         head = None
