@@ -1,5 +1,6 @@
 /// `status_code`: status codes of the wire contract, kept exactly as the REL-ID / BindID
-/// tutorials define them (see DESIGN.md §2).
+/// tutorials define them; `openapi.yaml` gives each answer's `status_code` values and what
+/// they mean.
 public struct StatusCode: OpenCode, ExpressibleByIntegerLiteral {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }
