@@ -236,6 +236,10 @@ import Testing
         let codes = try await Self.registerAtOnce(fixture, passwords: Array(repeating: "a guessed password", count: 10))
         #expect(codes.filter { $0 == "401" }.count == 3, "\(codes)")
         #expect(codes.filter { $0 == "password_registration_closed" }.count == 7, "\(codes)")
+        // A flood at the closed registration marks nothing in flight, so it waits for nothing:
+        // every one is answered closed (not 429 after the wait for tries in flight).
+        let flood = try await Self.registerAtOnce(fixture, passwords: Array(repeating: "another guess", count: 10))
+        #expect(flood == Array(repeating: "password_registration_closed", count: 10), "\(flood)")
     }
 
     /// The count's last slot held by tries still being judged is not "closed": a right password

@@ -24,14 +24,37 @@ extension IdentityService {
     /// transaction: the tries it waits for must be able to write their outcome.
     public func awaitAttempt(userID: String, factor: AttemptFactor) throws -> Int64? {
         let counter = counter(factor)
-        let deadline = Date().addingTimeInterval(policy.attemptWait)
+        return try untilDecided {
+            if let used = try counter.take(userID, now: clock.now()) { return .decided(used) }
+            guard let user = try store.user(id: userID), !user.isLocked(at: clock.now()) else { return .decided(nil) }
+            return .wait
+        }
+    }
+
+    /// What one look at a count held by tries in flight found.
+    enum InFlightStep<T> {
+        /// The answer.
+        case decided(T)
+        /// Look again at once.
+        case again
+        /// Tries in flight may still change it: look again after a pause.
+        case wait
+    }
+
+    /// Calls `look` until it decides, pausing 2 ms, doubling to 50 ms, between looks that ask to
+    /// wait; 429 (`attemptsInFlight`) when `policy.attemptWait` went by undecided.
+    func untilDecided<T>(_ look: () throws -> InFlightStep<T>) throws -> T {
+        let deadline = ContinuousClock.now.advanced(by: .seconds(policy.attemptWait))
         var pause = 0.002
         while true {
-            if let used = try counter.take(userID, now: clock.now()) { return used }
-            guard let user = try store.user(id: userID), !user.isLocked(at: clock.now()) else { return nil }
-            guard Date() < deadline else { throw IdentityError.attemptsInFlight }
-            Thread.sleep(forTimeInterval: pause)
-            pause = min(pause * 2, 0.05)
+            switch try look() {
+            case .decided(let answer): return answer
+            case .again: continue
+            case .wait:
+                guard ContinuousClock.now < deadline else { throw IdentityError.attemptsInFlight }
+                Thread.sleep(forTimeInterval: pause)
+                pause = min(pause * 2, 0.05)
+            }
         }
     }
 

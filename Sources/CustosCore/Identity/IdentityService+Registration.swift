@@ -125,29 +125,30 @@ extension IdentityService {
     /// only when registration really is closed, and 429 (`attemptsInFlight`) when the tries in
     /// flight did not end within `policy.attemptWait`. The caller takes the in-flight mark off
     /// once its try is judged.
+    ///
+    /// A try marks itself only when it may find room, so a flood of guesses at a full count
+    /// marks nothing: it finds none in flight and is answered closed at once, holding no worker.
     func awaitPasswordRegistrationTry(_ userID: String) throws -> Int64? {
         let counted = Self.passwordRegistrationKey(userID)
         let inFlight = Self.passwordRegistrationInFlightKey(userID)
-        let deadline = Date().addingTimeInterval(policy.attemptWait)
-        var pause = 0.002
+        let limit = policy.passwordRegistrationFailures
         var quiet = 0
-        while true {
-            // Marked in flight before it takes a count, so that whoever finds the count full
-            // sees every try that holds one.
-            _ = try store.increment(inFlight, limit: .max, now: clock.now())
-            if let used = try store.increment(counted, limit: policy.passwordRegistrationFailures, now: clock.now()) { return used }
-            try store.decrement(inFlight)
-            if try store.value(inFlight) == 0 || registrationMarksAreStale(inFlight, counted: counted) {
-                // None in flight: full twice in a row (a try that ended in between may have
-                // given its count back), it is closed.
-                quiet += 1
-                if quiet == 2 { return nil }
-                continue
+        return try untilDecided {
+            if try store.value(counted) < limit {
+                // Marked in flight before it takes a count, so that whoever finds the count full
+                // sees every try that holds one.
+                _ = try store.increment(inFlight, limit: .max, now: clock.now())
+                if let used = try store.increment(counted, limit: limit, now: clock.now()) { return .decided(used) }
+                try store.decrement(inFlight)
             }
-            quiet = 0
-            guard Date() < deadline else { throw IdentityError.attemptsInFlight }
-            Thread.sleep(forTimeInterval: pause)
-            pause = min(pause * 2, 0.05)
+            guard try store.value(inFlight) == 0 || registrationMarksAreStale(inFlight, counted: counted) else {
+                quiet = 0
+                return .wait
+            }
+            // None in flight: full twice in a row (a try that ended in between may have given
+            // its count back), it is closed.
+            quiet += 1
+            return quiet == 2 ? .decided(nil) : .again
         }
     }
 
