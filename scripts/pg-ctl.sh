@@ -52,8 +52,10 @@ case "$1" in
 freeze | thaw)
     signal=STOP
     [[ $1 == thaw ]] && signal=CONT
-    # shellcheck disable=SC2046 # one process id a word
-    kill -s "$signal" $(cluster)
+    pids=$(cluster) # its own die stops only the substitution: check here
+    [[ -n "$pids" ]] || die "no postmaster.pid: the cluster is not running"
+    # shellcheck disable=SC2086 # one process id a word
+    kill -s "$signal" $pids
     ;;
 stop)
     if running; then

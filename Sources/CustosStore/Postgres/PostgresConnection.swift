@@ -197,13 +197,13 @@ final class PostgresConnection: SQLConnection {
     /// none, the connection being lost), read as `PQexec` would, but waiting for the server at
     /// most `answerTimeout` seconds. Past that the connection is closed and the call throws.
     private func awaitResult(_ handle: OpaquePointer) throws -> OpaquePointer? {
-        let deadline = answerTimeout.map { Date().addingTimeInterval($0) }
+        let deadline = answerTimeout.map { ContinuousClock.now.advanced(by: .seconds($0)) }
         var kept: OpaquePointer?
         while true {
             while PQisBusy(handle) == 1 {
                 var wait: Int32 = -1
                 if let deadline {
-                    let left = deadline.timeIntervalSinceNow
+                    let left = ContinuousClock.now.duration(to: deadline) / .seconds(1)
                     guard left > 0 else {
                         PQclear(kept)
                         close()
