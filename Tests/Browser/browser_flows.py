@@ -566,18 +566,9 @@ class Suite:
         self.check(self.find("#start-authentication").get_attribute("disabled") is not None, "Start authentication disabled", "it enabled")
 
     def kyc(self):
-        """Identity verification (workflow 6) enrols a second user: a document photo chosen from
+        """Identity verification (workflow 6) enrols a new user: a document photo chosen from
         disk, compared with a live selfie (take B: this user has no earlier takes to replay)."""
-        user = "kyc-" + secrets.token_hex(3)
-        code = self.rp("POST", "/v1/users", {"user_id": user})["activation"]["activation_code"]
-        self.launch(self.video("take-b", start=100))
-        self.open("activate")
-        self.type("#activate-user", user)
-        self.type("#activate-code", code)
-        self.type("#activate-password", PASSWORD)
-        self.type("#activate-password2", PASSWORD)
-        self.click("#activate-submit")
-        self.find("#dashboard-session")
+        self.account(self.video("take-b", start=100))
         self.open("optin")
         self.find('#template-status-card[data-status-code="600"]')
         self.click("#consent-accept")

@@ -156,11 +156,7 @@ def disk_full_scenario(options, report: Report, mounts: Mounts):
         status = setup.server.stop()
         log(f"  stopped: SIGTERM exit {status}")
         start_on_full_disk(report, setup, point)
-        integrity = sqlite_integrity(data)
-        intact, _, text = setup.server.audit_verify()
-        log(f"  at the end: integrity {integrity.splitlines()[0]}; {text.splitlines()[0]}")
-        report.check(f"{name}: integrity ok", integrity == "ok", f"PRAGMA integrity_check: {integrity[:200]}")
-        report_audit(report, name, [(intact, text)])
+        check_stored(report, name, setup, data, "at the end")
     except Exception as error:  # the scenario could not finish: a failure, with what stopped it
         report.check(f"{name}: ran to the end", False, describe(error))
     finally:
@@ -210,11 +206,7 @@ def read_only_scenario(options, report: Report, mounts: Mounts):
         setup.context.unavailable_expected = False
         check_common(report, name, setup, options.outbox_timeout, final=False)
         status = setup.server.stop()
-        integrity = sqlite_integrity(data)
-        intact, _, text = setup.server.audit_verify()
-        log(f"  after SIGTERM (exit {status}): integrity {integrity.splitlines()[0]}; {text.splitlines()[0]}")
-        report.check(f"{name}: integrity ok", integrity == "ok", f"PRAGMA integrity_check: {integrity[:200]}")
-        report_audit(report, name, [(intact, text)])
+        check_stored(report, name, setup, data, f"after SIGTERM (exit {status})")
     except Exception as error:  # the scenario could not finish: a failure, with what stopped it
         report.check(f"{name}: ran to the end", False, describe(error))
     finally:
@@ -295,6 +287,15 @@ def start_on_full_disk(report: Report, setup: Setup, point: str):
                  + f"; {len(lost)} of {sum(setup.ledger.acked.values())} acknowledged writes lost across the restart"
                  + "".join(f"\n    {line}" for line in lost[:5]))
     setup.server.stop()
+
+
+def check_stored(report: Report, name: str, setup: Setup, data: str, when: str):
+    """The stopped server's database: SQLite's integrity check, and the audit chain verified."""
+    integrity = sqlite_integrity(data)
+    intact, _, text = setup.server.audit_verify()
+    log(f"  {when}: integrity {integrity.splitlines()[0]}; {text.splitlines()[0]}")
+    report.check(f"{name}: integrity ok", integrity == "ok", f"PRAGMA integrity_check: {integrity[:200]}")
+    report_audit(report, name, [(intact, text)])
 
 
 def observe_start(setup: Setup, label: str) -> tuple:
