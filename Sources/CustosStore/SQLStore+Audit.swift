@@ -5,7 +5,7 @@ import Foundation
 
 extension SQLStore: AuditStore {
     /// The columns every audit query selects, in the order `auditEvent(from:)` reads them.
-    private static let auditColumns = "sequence, occurred_at, kind, user_id, transaction_id, details, previous_hash, hash"
+    static let auditColumns = "sequence, occurred_at, kind, user_id, transaction_id, details, previous_hash, hash"
 
     /// One transaction that first takes the chain's lock: PostgreSQL `LOCK TABLE … IN
     /// EXCLUSIVE MODE` (other appenders, on any node, wait; readers do not), SQLite the single
@@ -54,7 +54,7 @@ extension SQLStore: AuditStore {
     }
 
     /// One transaction that first takes the chain's lock (see `appendAuditEvent`).
-    private func lockingAuditChain<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+    func lockingAuditChain<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         try database.transaction { connection in
             if database.dialect == .postgresql {
                 try connection.execute("LOCK TABLE audit_events IN EXCLUSIVE MODE")

@@ -102,13 +102,15 @@ extension SQLStore: NotificationStore {
                 SELECT id FROM webhook_outbox WHERE stream_id IS NOT NULL AND state <> 'pending' AND created_at < ? LIMIT ?)
             """,
             [.date(cutoff), .integer(Int64(max(0, limit)))])
-        // Their outbox rows and CIBA requests go by cascade.
+        // Their outbox rows and CIBA requests go by cascade. Closed: answered (or failed, or
+        // expired) before the cutoff; pending: expired before it (a pending one has no answer,
+        // so the first condition is its expiry). Read by the notifications_closed_at index.
         return try database.execute(
             """
             DELETE FROM notifications WHERE id IN (
                 SELECT id FROM notifications
-                WHERE (status <> 'pending' AND COALESCE(answered_at, expires_at) < ?) OR (status = 'pending' AND expires_at < ?)
-                ORDER BY expires_at LIMIT ?)
+                WHERE COALESCE(answered_at, expires_at) < ? AND (status <> 'pending' OR expires_at < ?)
+                ORDER BY COALESCE(answered_at, expires_at) LIMIT ?)
             """,
             [.date(cutoff), .date(cutoff), .integer(Int64(max(0, limit)))])
     }

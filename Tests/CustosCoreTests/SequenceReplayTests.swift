@@ -84,4 +84,29 @@ import Testing
         let there = Self.take(frames: 8, step: 1.5), back = Self.take(from: 14.5, frames: 8, step: -1.5, y: 13, seed: 50)
         #expect(replay.revisits(there + back) == nil)
     }
+
+    /// The shortcut `replays` takes (no pair of frames close enough, so no line is walked) never
+    /// changes its answer: on takes near and far, cut, reversed and mirrored, it agrees with the
+    /// full alignment.
+    @Test func theClosestPairShortcutAgreesWithTheFullAlignment() {
+        let replay = SequenceReplay()
+        let earlier = Self.take(frames: 10, step: 1.2, seed: 7)
+        var candidates: [[FrameFingerprint?]] = [
+            Array(earlier[2..<7]), earlier.reversed(), earlier.map { $0?.mirrored }, Self.take(frames: 5, step: 1.2, noise: 3, seed: 99),
+            Self.take(from: 5, frames: 5, step: 0.6, seed: 11), Self.take(frames: 5, step: 0, seed: 3), [nil, nil, nil],
+        ]
+        for seed in 0..<40 {
+            candidates.append(Self.take(from: Double(seed % 9), frames: 5, step: Double(seed % 5) * 0.5 - 1, y: Double(8 + seed % 7),
+                                        noise: Double(seed % 4), seed: UInt64(seed * 13)))
+        }
+        for take in candidates {
+            let full = (replay.alignment(take, earlier: earlier) ?? .infinity) < replay.alignedDistance
+            #expect(replay.replays(take, earlier: earlier) == full)
+            for case let (frame?, old?) in zip(take, earlier) {
+                #expect(abs(frame.distanceToMirror(of: old) - frame.distance(to: old.mirrored)) < 1e-6)
+            }
+        }
+        #expect(replay.replays(Array(earlier[2..<7]), earlier: earlier))
+        #expect(replay.replays(earlier.map { $0?.mirrored }, earlier: earlier))
+    }
 }

@@ -24,8 +24,6 @@ struct QueryPlanTests {
     /// background sweep over everything (matched by a fragment of the statement).
     static let wholeTableOnPurpose: [(fragment: String, why: String)] = [
         ("DELETE FROM counters WHERE substr(key, 1, ", "housekeeping: counters of one kind that went quiet, every few minutes"),
-        ("COALESCE(answered_at, expires_at) < ?", "housekeeping: closed and expired notifications, in batches"),
-        ("stream_id IS NOT NULL AND state <> 'pending'", "housekeeping: delivered security events, in batches"),
         ("NOT IN (SELECT DISTINCT key_id FROM biometric_templates)", "master-key rotation (custos admin rotate-master-key): keys no template uses"),
         ("FROM biometric_templates WHERE key_id <> ? ORDER BY user_id LIMIT ?", "master-key rotation: the templates still sealed with an old key, page by page"),
         ("ciphertext, user_id, key_id FROM", "master-key rotation: every sealed record, page by page"),

@@ -355,14 +355,7 @@ class Load:
             "scope": "openid", "state": state, "nonce": nonce,
             "code_challenge": b64url(hashlib.sha256(verifier.encode()).digest()), "code_challenge_method": "S256"})
         record("sign_in")
-        # The WebAuthn assertion a bound device answers with (the SDK's WebAuthnSigning): UP and UV, counter 0.
-        authenticator_data = hashlib.sha256(challenge["rp_id"].encode()).digest() + bytes([0x05]) + bytes(4)
-        client_data = json.dumps({"challenge": challenge["challenge"], "crossOrigin": False, "origin": challenge["origin"],
-                                  "type": "webauthn.get"}, separators=(",", ":")).encode()
-        signature = user.key.sign(authenticator_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
-        code = c.call("assertion", "POST", f"/v1/oidc/device-sign-in/{challenge['authorization_id']}/assertion", 200, json={
-            "credential_id": user.device_id, "authenticator_data": b64url(authenticator_data),
-            "client_data_json": b64url(client_data), "signature": b64url(signature)})
+        code = self.assert_device(user, challenge)
         record("assertion")
         if code.get("state") != state or not code.get("code"):
             raise FlowError("assertion", f"no code for this state: {json.dumps(code)[:200]}")
@@ -375,6 +368,17 @@ class Load:
         claims = json.loads(base64.urlsafe_b64decode(tokens["id_token"].split(".")[1] + "=="))
         if claims.get("nonce") != nonce or claims.get("sub") != user.user_id:
             raise FlowError("token", f"the ID token names another nonce or subject: {claims}")
+
+    def assert_device(self, user, challenge):
+        """The WebAuthn assertion a bound device answers a sign-in challenge with (the SDK's
+        WebAuthnSigning: UP and UV, counter 0); the server's answer (the code and state)."""
+        authenticator_data = hashlib.sha256(challenge["rp_id"].encode()).digest() + bytes([0x05]) + bytes(4)
+        client_data = json.dumps({"challenge": challenge["challenge"], "crossOrigin": False, "origin": challenge["origin"],
+                                  "type": "webauthn.get"}, separators=(",", ":")).encode()
+        signature = user.key.sign(authenticator_data + hashlib.sha256(client_data).digest(), ec.ECDSA(hashes.SHA256()))
+        return self.client.call("assertion", "POST", f"/v1/oidc/device-sign-in/{challenge['authorization_id']}/assertion", 200, json={
+            "credential_id": user.device_id, "authenticator_data": b64url(authenticator_data),
+            "client_data_json": b64url(client_data), "signature": b64url(signature)})
 
     def op_idv(self, user, record):
         c = self.client

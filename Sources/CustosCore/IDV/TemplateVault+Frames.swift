@@ -6,7 +6,8 @@ extension TemplateVault {
     /// The associated data a frame memory of `userID` is sealed with.
     public static func frameMemoryOwner(_ userID: String) -> Data { Data(("frames|" + userID).utf8) }
 
-    func sealFrames(_ fingerprints: [FrameFingerprint?], id: String, userID: String, now: Date,
+    /// Seals one take's fingerprints (nil: a frame without one) as the user's frame memory.
+    public func sealFrames(_ fingerprints: [FrameFingerprint?], id: String, userID: String, now: Date,
                     expiresAt: Date) throws -> SealedFrameMemory {
         let keyID = try activeKeyID(now: now)
         var plain = Data()

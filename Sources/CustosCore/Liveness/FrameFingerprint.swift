@@ -95,8 +95,28 @@ public struct FrameFingerprint: Sendable, Hashable, Codable {
         return Double(sum.squareRoot())
     }
 
+    /// `distance(to: other.mirrored)`, without making the mirror image.
+    public func distanceToMirror(of other: FrameFingerprint) -> Double {
+        let signs = Self.mirrorSigns
+        var sum: Float = 0
+        for index in 0..<min(values.count, other.values.count) {
+            let difference = values[index] - signs[index] * other.values[index]
+            sum += difference * difference
+        }
+        return Double(sum.squareRoot())
+    }
+
+    /// -1 where `mirrored` changes a coefficient's sign, else 1.
+    private static let mirrorSigns: [Float] = {
+        var signs: [Float] = []
+        for v in 0..<frequencies {
+            for u in 0..<frequencies where u != 0 || v != 0 { signs.append(u % 2 == 1 ? -1 : 1) }
+        }
+        return signs
+    }()
+
     /// The smaller of the distances to `other` and to its mirror image.
     public func distanceAllowingMirror(to other: FrameFingerprint) -> Double {
-        min(distance(to: other), distance(to: other.mirrored))
+        min(distance(to: other), distanceToMirror(of: other))
     }
 }

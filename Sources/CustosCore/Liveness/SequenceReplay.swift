@@ -35,7 +35,22 @@ public struct SequenceReplay: Sendable, Hashable, Codable {
 
     /// Whether `take` replays `earlier` (or its mirror image).
     public func replays(_ take: [FrameFingerprint?], earlier: [FrameFingerprint?]) -> Bool {
-        (alignment(take, earlier: earlier) ?? .infinity) < alignedDistance
+        // A line's median distance is never below the closest pair of frames: when no frame of
+        // the take comes that close to an earlier frame or its mirror image (a new take, almost
+        // always), no line can, and the lines need not be walked.
+        guard Self.closestPair(take, earlier) < alignedDistance else { return false }
+        return (alignment(take, earlier: earlier) ?? .infinity) < alignedDistance
+    }
+
+    /// The smallest distance between a frame of `take` and a frame of `earlier` or its mirror image.
+    static func closestPair(_ take: [FrameFingerprint?], _ earlier: [FrameFingerprint?]) -> Double {
+        var closest = Double.infinity
+        for case let frame? in take {
+            for case let old? in earlier {
+                closest = min(closest, frame.distance(to: old), frame.distanceToMirror(of: old))
+            }
+        }
+        return closest
     }
 
     /// The smallest median distance along a line through the distance matrix of `take` and

@@ -243,6 +243,22 @@ enum Migrations {
             sqlite: "CREATE INDEX counters_owner ON counters (\(SQLStore.counterOwner(.sqlite)));",
             postgres: "CREATE INDEX counters_owner ON counters ((\(SQLStore.counterOwner(.postgresql))));"
         ),
+        Migration(
+            version: 21,
+            name: "indexes of the notification and security-event sweeps",
+            // Housekeeping deletes, every minute, notifications closed (or expired) longer ago than
+            // the retention period and security events long sent: read by these instead of whole
+            // tables that hold 90 days of every user's approvals. `purgeClosedNotifications`
+            // repeats the expression and the condition exactly, for the planners to use them.
+            sqlite: """
+                CREATE INDEX notifications_closed_at ON notifications (COALESCE(answered_at, expires_at));
+                CREATE INDEX webhook_outbox_sent_events ON webhook_outbox (created_at) WHERE stream_id IS NOT NULL AND state <> 'pending';
+                """,
+            postgres: """
+                CREATE INDEX notifications_closed_at ON notifications ((COALESCE(answered_at, expires_at)));
+                CREATE INDEX webhook_outbox_sent_events ON webhook_outbox (created_at) WHERE stream_id IS NOT NULL AND state <> 'pending';
+                """
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -14,11 +14,14 @@ final class AmbientTransactions: SQLDatabase, @unchecked Sendable {
     private final class Block: @unchecked Sendable {
         let database: ObjectIdentifier
         let connection: any SQLConnection
+        /// Whether a write runs under its own savepoint (false: a bulk load, all or nothing).
+        let undoesAlone: Bool
         var savepoints = 0
 
-        init(database: ObjectIdentifier, connection: any SQLConnection) {
+        init(database: ObjectIdentifier, connection: any SQLConnection, undoesAlone: Bool = true) {
             self.database = database
             self.connection = connection
+            self.undoesAlone = undoesAlone
         }
     }
 
@@ -44,6 +47,16 @@ final class AmbientTransactions: SQLDatabase, @unchecked Sendable {
         }
     }
 
+    /// Like `atomically`, for loading many rows at once: no savepoint per write (a failed one
+    /// fails the whole block) and, on SQLite, a page cache of `cacheMiB` for the block.
+    func bulk<T>(cacheMiB: Int, _ body: () throws -> T) throws -> T {
+        guard block == nil else { return try body() }
+        return try base.transaction { connection in
+            if dialect == .sqlite { try connection.executeScript("PRAGMA cache_size = -\(cacheMiB * 1024)") }
+            return try Self.$current.withValue(Block(database: ObjectIdentifier(self), connection: connection, undoesAlone: false)) { try body() }
+        }
+    }
+
     func read<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
         guard let block else { return try base.read(body) }
         return try body(block.connection)
@@ -64,6 +77,7 @@ final class AmbientTransactions: SQLDatabase, @unchecked Sendable {
     }
 
     private func underSavepoint<T>(_ block: Block, _ body: (any SQLConnection) throws -> T) throws -> T {
+        guard block.undoesAlone else { return try body(block.connection) }
         let name = "custos_\(block.savepoints)"
         block.savepoints += 1
         defer { block.savepoints -= 1 }

@@ -99,7 +99,7 @@ enum CommandLineTool {
     static let allCommands: [Command] = [ServeCommand.command, MigrateCommand.command]
         + AdminAPIKeyCommands.all + AdminAuditCommands.all + [AdminKeysCommand.rotate, AdminKeysCommand.rotateSigning, AdminMasterKeyCommand.rotate] + AdminUserCommands.all + DeviceCommands.all
         + IDVCommands.all + AdminIDVCommands.all + NotifyCommands.all + NotificationCommands.all + OIDCClientCommands.all + SignInCommands.all + DeviceRegistrationCommands.all
-        + [BenchLoginCommand.command, BenchIDVCommand.command, BenchNotifyCommand.command, BenchTokenCommand.command]
+        + [BenchLoginCommand.command, BenchIDVCommand.command, BenchNotifyCommand.command, BenchTokenCommand.command, BenchFillCommand.command]
         + [DemoCommand.command, VersionCommand.command, HelpCommand.command] + FaceCommands.all
 
     static var overview: String {
