@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # How the server's cost grows with its database. For each size, a new database filled with a year of
-# history for that many users (`custos bench fill`, straight through the store: users with a device and
-# a session, 20 audit events each, two closed notifications with their delivered webhooks, every tenth
-# through CIBA, an OpenID grant with a live refresh token, and five earlier selfie takes for one user in
-# a hundred) and a server on it. Then p50/p95 of what a few sample users do (bench/lib/scale.py), on all
+# history for that many users (`custos bench fill`, straight through the store: users with a device, 20
+# audit events each, two closed notifications with their delivered webhooks, every tenth through CIBA,
+# an OpenID grant with a live refresh token, a session for one user in twenty, and five earlier selfie
+# takes for one user in a hundred) and a server on it. Then p50/p95 of what a few sample users do (bench/lib/scale.py), on all
 # the sizes' servers at once, taken in turn sample by sample so that the machine's moods fall on every
 # size alike: device and password login, template status, notification sent and answered (level 0),
 # bound-device sign-in, code exchange, refresh, introspection, the user list's first and last page, one

@@ -173,12 +173,15 @@ extension MemoryStore: OIDCStore {
     public func purgeOIDC(before cutoff: Date) throws -> Int {
         let cutoff = storedDate(cutoff)
         return try write { state in
+            // As the SQL stores: a grant goes with its last code or refresh token.
+            let ending = Set(state.oidcCodes.values.filter { $0.expiresAt < cutoff }.map(\.grantID)
+                + state.refreshTokens.values.filter { $0.expiresAt < cutoff }.map(\.grantID))
             var purged = state.pendingAuthorizations.removeAll { $0.value.expiresAt < cutoff }
             purged += state.oidcCodes.removeAll { $0.value.expiresAt < cutoff }
             purged += state.refreshTokens.removeAll { $0.value.expiresAt < cutoff }
             purged += state.clientAssertions.removeAll { $0.value < cutoff }
             let tokenGrants = Set(state.refreshTokens.values.map(\.grantID))
-            purged += state.oidcGrants.removeAll { $0.value.createdAt < cutoff && !tokenGrants.contains($0.key) }
+            purged += state.oidcGrants.removeAll { ending.contains($0.key) && !tokenGrants.contains($0.key) }
             state.dropOrphanedOIDCRecords()
             return purged
         }

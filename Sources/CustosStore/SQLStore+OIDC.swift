@@ -191,19 +191,29 @@ extension SQLStore: OIDCStore {
 
     /// One transaction. Counts the rows deleted directly: codes that go with their grant by
     /// cascade are not counted.
+    ///
+    /// A grant goes with its last code or refresh token: every grant is made with a code, so
+    /// the grants to look at are those whose code or refresh tokens end now, found by the
+    /// tokens' expiry index rather than by reading every grant (most of them live for weeks).
     public func purgeOIDC(before cutoff: Date) throws -> Int {
         let cutoff = SQLValue.date(cutoff)
         return try database.transaction { connection -> Int in
+            let ending = try connection.query(
+                "SELECT grant_id FROM oidc_codes WHERE expires_at < ? UNION SELECT grant_id FROM oidc_refresh_tokens WHERE expires_at < ?",
+                [cutoff, cutoff]).map { try $0.string(0) }
             var purged = 0
             for table in ["oidc_authorizations", "oidc_codes", "oidc_refresh_tokens", "oidc_client_assertions"] {
                 purged += try connection.execute("DELETE FROM \(table) WHERE expires_at < ?", [cutoff])
             }
-            purged += try connection.execute(
-                """
-                DELETE FROM oidc_grants
-                WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM oidc_refresh_tokens WHERE oidc_refresh_tokens.grant_id = oidc_grants.id)
-                """,
-                [cutoff])
+            for start in stride(from: 0, to: ending.count, by: 500) {
+                let ids = ending[start..<min(ending.count, start + 500)]
+                purged += try connection.execute(
+                    """
+                    DELETE FROM oidc_grants WHERE id IN (\(Array(repeating: "?", count: ids.count).joined(separator: ", ")))
+                    AND NOT EXISTS (SELECT 1 FROM oidc_refresh_tokens WHERE oidc_refresh_tokens.grant_id = oidc_grants.id)
+                    """,
+                    ids.map { .text($0) })
+            }
             return purged
         }
     }

@@ -310,6 +310,13 @@ enum OIDCCheck: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try !store.recordClientAssertion(digest: digest("jti-live"), expiresAt: testNow.addingTimeInterval(600)))
         #expect(try store.takePendingAuthorization(id: "p-old") == nil)
         #expect(try store.takePendingAuthorization(id: "p-live") != nil)
+        // g-kept's refresh token rotated, the spent one kept till it expires: the grant goes
+        // with the last one only.
+        try store.createRefreshToken(refresh("r-next", grant: "g-kept", expiresIn: 400))
+        #expect(try store.purgeOIDC(before: testNow.addingTimeInterval(410)) >= 1)
+        #expect(try store.grant(id: "g-kept") != nil)
+        #expect(try store.purgeOIDC(before: testNow.addingTimeInterval(10_000)) >= 2)
+        #expect(try store.grant(id: "g-kept") == nil && store.grant(id: "g-new") == nil)
     }
 
     static func userDeleteCascades(_ store: any OIDCConformingStore) throws {

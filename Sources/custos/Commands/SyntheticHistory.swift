@@ -8,10 +8,11 @@ import Synchronization
 
 /// A year of invented history, written through the store in large transactions, for
 /// `custos bench fill`. Each user is what a year leaves behind (what the housekeeping sweeps
-/// keep): the user and a bound device, one live session, the audit events of their sign-ins,
+/// keep): the user and a bound device, the audit events of their sign-ins,
 /// approvals and selfies, the approvals closed in the last 90 days with their delivered
 /// webhooks (every tenth answered through CIBA), one OpenID grant with a live refresh token,
-/// and, for one user in a hundred, five earlier selfie takes. Users arrive evenly over the year;
+/// a live session for one user in twenty (those active in the last 20 minutes) and, for one
+/// user in a hundred, five earlier selfie takes. Users arrive evenly over the year;
 /// each user's audit events carry the time of their arrival, so the chain stays in time order.
 /// The audit events of each batch of users are appended together, many rows per statement.
 final class SyntheticHistory {
@@ -83,8 +84,14 @@ final class SyntheticHistory {
         let device = Device(id: random.hexID(bytes: 16), userID: userID, name: "phone", publicKeyJWK: deviceKey.jwkJSON,
                             keyThumbprint: try keys.thumbprint(of: deviceKey), createdAt: arrived, lastUsedAt: now, passwordVerifiedAt: arrived)
         try store.addDevice(device)
-        try store.createSession(Session(id: random.hexID(bytes: 16), tokenDigest: Data(random.bytes(count: 32)), userID: userID,
-                                        deviceID: device.id, createdAt: now.addingTimeInterval(-600), lastSeenAt: now, expiresAt: now.addingTimeInterval(86400)))
+        if number % 20 == 0 {
+            // Signed in within the last 20 minutes: sessions end 30 minutes idle, so they are
+            // the users active now, not everyone (the sweep takes a few each minute).
+            let seen = now.addingTimeInterval(-Double.random(in: 0...1200))
+            try store.createSession(Session(id: random.hexID(bytes: 16), tokenDigest: Data(random.bytes(count: 32)), userID: userID,
+                                            deviceID: device.id, createdAt: seen.addingTimeInterval(-600), lastSeenAt: seen,
+                                            expiresAt: seen.addingTimeInterval(11 * 3600)))
+        }
         report.auditEvents += try recordHistory(userID: userID, deviceID: device.id, from: arrived)
         for index in 0..<notificationsPerUser {
             try addClosedNotification(userID: userID, viaCIBA: index == 0 && number % 10 == 0)
