@@ -58,7 +58,7 @@ start_size() {
   dirs+=("$data")
   if [[ -n "$database_url" ]]; then
     local name="custos_scale_$size"
-    psql -q "$database_url" -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name" >/dev/null
+    PGOPTIONS=--client-min-messages=warning psql -q "$database_url" -c "DROP DATABASE IF EXISTS $name" -c "CREATE DATABASE $name" >/dev/null
     database=(--database-url "$("$python" -c 'import sys, urllib.parse as u; p=u.urlsplit(sys.argv[1]); print(u.urlunsplit(p._replace(path="/"+sys.argv[2])))' "$database_url" "$name")")
   fi
   local rp admin
