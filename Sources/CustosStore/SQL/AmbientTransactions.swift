@@ -52,7 +52,13 @@ final class AmbientTransactions: SQLDatabase, @unchecked Sendable {
     func bulk<T>(cacheMiB: Int, _ body: () throws -> T) throws -> T {
         guard block == nil else { return try body() }
         return try base.transaction { connection in
-            if dialect == .sqlite { try connection.executeScript("PRAGMA cache_size = -\(cacheMiB * 1024)") }
+            guard dialect == .sqlite else {
+                return try Self.$current.withValue(Block(database: ObjectIdentifier(self), connection: connection, undoesAlone: false)) { try body() }
+            }
+            // The larger cache is the block's only: the pooled connection gets its own back.
+            let kept = try connection.queryFirst("PRAGMA cache_size").map { try $0.int64(0) } ?? -2000
+            try connection.executeScript("PRAGMA cache_size = -\(cacheMiB * 1024)")
+            defer { _ = try? connection.executeScript("PRAGMA cache_size = \(kept)") }
             return try Self.$current.withValue(Block(database: ObjectIdentifier(self), connection: connection, undoesAlone: false)) { try body() }
         }
     }
