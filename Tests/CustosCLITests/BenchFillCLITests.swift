@@ -14,6 +14,9 @@ import Testing
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("no relying-party API key"), "\(refused.stderr)")
 
+        let badPrefix = try CLI.run(["bench", "fill", "--dev", "--data-dir", dataDir, "--users", "3", "--prefix", "a:b"])
+        #expect(badPrefix.status == 2 && badPrefix.stderr.contains("--prefix must be"), "\(badPrefix.stderr)")
+
         let key = try CLI.run(["admin", "apikey", "create", "--scope", "rp", "--label", "fill", "--data-dir", dataDir])
         #expect(key.status == 0, "\(key.stderr)")
         let filled = try CLI.run(["bench", "fill", "--dev", "--data-dir", dataDir, "--users", "120", "--audit-per-user", "7"])

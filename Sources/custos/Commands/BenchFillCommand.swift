@@ -26,6 +26,10 @@ enum BenchFillCommand {
             + ServeCommand.settingOptions(settings),
         example: "custos bench fill --users 100000 --data-dir /tmp/scale"),
         validate: { arguments in
+            let text = arguments[prefix]
+            guard (1...40).contains(text.count), text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.".contains($0)) }) else {
+                throw UsageError("--prefix must be 1-40 ASCII letters, digits, '-', '_' or '.'")
+            }
             guard arguments[users] > 0 || (arguments[takes] > 0 && !takeUserIDs(arguments).isEmpty) else {
                 throw UsageError("give --users N, or --takes N with --take-users USER,...")
             }
