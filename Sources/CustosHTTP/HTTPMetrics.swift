@@ -12,7 +12,10 @@ public final class HTTPMetrics: Sendable {
     private final class Series {
         let method: String
         let route: String
-        var statuses: [Int: UInt64] = [:]
+        /// Status codes and their counts, side by side: a route answers few distinct ones, so a
+        /// scan is cheaper than hashing on every request.
+        var statusCodes: [Int] = []
+        var statusCounts: [UInt64] = []
         var buckets = [UInt64](repeating: 0, count: HTTPMetrics.bucketBounds.count)
         var count: UInt64 = 0
         var sum: Double = 0
@@ -23,7 +26,12 @@ public final class HTTPMetrics: Sendable {
         }
 
         func record(status: Int, seconds: Double) {
-            statuses[status, default: 0] += 1
+            if let index = statusCodes.firstIndex(of: status) {
+                statusCounts[index] += 1
+            } else {
+                statusCodes.append(status)
+                statusCounts.append(1)
+            }
             if let bucket = HTTPMetrics.bucketBounds.firstIndex(where: { seconds <= $0 }) { buckets[bucket] += 1 }
             count += 1
             sum += seconds
@@ -79,7 +87,7 @@ public final class HTTPMetrics: Sendable {
         typealias Snapshot = (method: String, route: String, statuses: [Int: UInt64], buckets: [UInt64], count: UInt64, sum: Double)
         let series: [Snapshot] = state.withLock { state in
             (state.routes.compactMap { $0 } + state.unmatched.values).map {
-                ($0.method, $0.route, $0.statuses, $0.buckets, $0.count, $0.sum)
+                ($0.method, $0.route, Dictionary(uniqueKeysWithValues: zip($0.statusCodes, $0.statusCounts)), $0.buckets, $0.count, $0.sum)
             }
         }.sorted { ($0.route, $0.method) < ($1.route, $1.method) }
 

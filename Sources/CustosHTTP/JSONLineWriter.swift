@@ -30,8 +30,10 @@ struct JSONLineWriter {
         bytes.append(contentsOf: other)
     }
 
-    mutating func raw(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
+    /// Text that is already valid JSON (a number). Literals go through `raw(_: StaticString)`.
+    mutating func rawText(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     mutating func integer(_ value: Int) {
@@ -94,7 +96,7 @@ struct JSONLineWriter {
     /// RFC 3339 UTC with milliseconds, e.g. `"2026-11-30T09:36:11.771Z"`, quoted.
     mutating func timestamp(_ time: timespec) {
         bytes.append(UInt8(ascii: "\""))
-        bytes.append(contentsOf: SecondStamp.text(for: Int(time.tv_sec)))
+        SecondStamp.append(Int(time.tv_sec), to: &bytes)
         bytes.append(UInt8(ascii: "."))
         unsigned(UInt(time.tv_nsec / 1_000_000), width: 3)
         raw("Z\"")
@@ -102,25 +104,31 @@ struct JSONLineWriter {
 }
 
 /// `YYYY-MM-DDTHH:MM:SS` of the current second, formatted once per second rather than once
-/// per log line.
+/// per log line. The 19 bytes are kept in a plain tuple, so reading them back copies no array.
 enum SecondStamp {
-    private static let cache = Mutex<(second: Int, text: [UInt8])>((-1, []))
+    typealias Text = (UInt64, UInt64, UInt64)
+    private static let cache = Mutex<(second: Int, text: Text)>((-1, (0, 0, 0)))
+    static let length = 19
 
-    static func text(for second: Int) -> [UInt8] {
-        if let cached = cache.withLock({ $0.second == second ? $0.text : nil }) { return cached }
+    static func append(_ second: Int, to bytes: inout [UInt8]) {
+        var text = cache.withLock { $0.second == second ? $0.text : nil } ?? format(second)
+        withUnsafeBytes(of: &text) { bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[0..<length])) }
+    }
+
+    private static func format(_ second: Int) -> Text {
         var seconds = time_t(second)
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        var writer = JSONLineWriter(capacity: 20)
+        var writer = JSONLineWriter(capacity: 24)
         writer.unsigned(UInt(parts.tm_year + 1900), width: 4); writer.raw("-")
         writer.unsigned(UInt(parts.tm_mon + 1), width: 2); writer.raw("-")
         writer.unsigned(UInt(parts.tm_mday), width: 2); writer.raw("T")
         writer.unsigned(UInt(parts.tm_hour), width: 2); writer.raw(":")
         writer.unsigned(UInt(parts.tm_min), width: 2); writer.raw(":")
         writer.unsigned(UInt(parts.tm_sec), width: 2)
-        let text = writer.bytes
+        var text: Text = (0, 0, 0)
+        withUnsafeMutableBytes(of: &text) { $0.copyBytes(from: writer.bytes.prefix(length)) }
         cache.withLock { $0 = (second, text) }
         return text
     }
 }
-

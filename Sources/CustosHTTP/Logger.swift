@@ -34,21 +34,41 @@ public struct Logger: Sendable {
             case .error: "error"
             }
         }
+        /// `name` without a String: written into every log line.
+        var staticName: StaticString {
+            switch self {
+            case .debug: "debug"
+            case .info: "info"
+            case .warning: "warning"
+            case .error: "error"
+            }
+        }
         public init?(name: String) {
             guard let level = Level.allCases.first(where: { $0.name == name }) else { return nil }
             self = level
         }
     }
 
-    public let sink: any LogSink
     public let minimumLevel: Level
-    /// The file sink, when that is the sink: lines are then written straight into its buffer.
-    private let bufferedSink: FileDescriptorLogSink?
+    private let output: Output
+    public var sink: any LogSink { output.sink }
+
+    /// The sink behind one reference: a logger is copied wherever it is read from a property,
+    /// and that is then one retain, not an existential's copy (it happens on every request).
+    private final class Output: Sendable {
+        let sink: any LogSink
+        /// The file sink, when that is the sink: lines are then written straight into its buffer.
+        let bufferedSink: FileDescriptorLogSink?
+
+        init(_ sink: any LogSink) {
+            self.sink = sink
+            bufferedSink = sink as? FileDescriptorLogSink
+        }
+    }
 
     public init(sink: any LogSink, level: Level = .info) {
-        self.sink = sink
         self.minimumLevel = level
-        bufferedSink = sink as? FileDescriptorLogSink
+        output = Output(sink)
     }
 
     /// A logger that drops everything.
@@ -100,18 +120,18 @@ public struct Logger: Sendable {
             line.raw(#"{"ts":"#)
             line.timestamp(time)
             line.raw(#","level":""#)
-            line.raw(level.name)
+            line.raw(level.staticName)
             line.raw(#"","event":"#)
             line.string(event)
             fields(&line)
             line.raw("}\n")
         }
-        if let bufferedSink {
+        if let bufferedSink = output.bufferedSink {
             bufferedSink.append(build)
         } else {
             var line = JSONLineWriter()
             build(&line)
-            sink.write(line.bytes)
+            output.sink.write(line.bytes)
         }
     }
 
@@ -122,8 +142,8 @@ public struct Logger: Sendable {
         switch value {
         case .string(let s): line.string(s)
         case .int(let i): line.integer(i)
-        case .double(let d): line.raw(d.isFinite ? String(d) : "null")
-        case .bool(let b): line.raw(b ? "true" : "false")
+        case .double(let d): d.isFinite ? line.rawText(String(d)) : line.raw("null")
+        case .bool(let b): line.raw(b ? "true" : "false" as StaticString)
         }
     }
 }

@@ -3,20 +3,38 @@ import Synchronization
 /// Request ids: the client's `X-Request-Id` when it is short and plain, else a new one made
 /// of a per-process random prefix and a counter (unique, cheap, not secret).
 enum RequestID {
-    private static let prefix: String = {
+    /// The random prefix in hex and the dash after it.
+    private static let prefix: [UInt8] = {
         var generator = SystemRandomNumberGenerator()
         let value = generator.next() as UInt64
-        return String(value & 0xFFFF_FFFF, radix: 16)
+        return Array(String(value & 0xFFFF_FFFF, radix: 16).utf8) + [UInt8(ascii: "-")]
     }()
     private static let counter = Atomic<UInt64>(0)
 
     static func make(clientValue: String?) -> String {
         if let clientValue, isAcceptable(clientValue) { return clientValue }
-        let n = counter.wrappingAdd(1, ordering: .relaxed).newValue
-        var id = prefix
-        id.append("-")
-        id.append(String(n, radix: 16))
-        return id
+        return make(number: counter.wrappingAdd(1, ordering: .relaxed).newValue)
+    }
+
+    /// The prefix and `number` in lower-case hex, written straight into the string (this runs
+    /// for every request).
+    static func make(number: UInt64) -> String {
+        let prefix = Self.prefix
+        return String(unsafeUninitializedCapacity: prefix.count + 16) { buffer in
+            var count = 0
+            for byte in prefix {
+                buffer[count] = byte
+                count += 1
+            }
+            var shift = number == 0 ? 0 : (63 - number.leadingZeroBitCount) / 4 * 4
+            while shift >= 0 {
+                let digit = UInt8(truncatingIfNeeded: (number >> UInt64(shift)) & 0xF)
+                buffer[count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+                count += 1
+                shift -= 4
+            }
+            return count
+        }
     }
 
     /// 1–128 characters of `[A-Za-z0-9._:-]`, so it is safe to echo and to log.

@@ -9,9 +9,11 @@ public struct RouteGroup<Caller: Sendable>: Sendable {
     public typealias Admission = @Sendable (Request) throws -> Void
     public typealias CallerCheck = @Sendable (Request, Caller) throws -> Void
 
-    private let authenticate: @Sendable (Request) throws -> Caller
-    private var admissions: [Admission] = []
-    private var callerChecks: [CallerCheck] = []
+    // Inlinable (with `add` and `context`), so a group's checks are specialized for its caller
+    // type where the routes are registered, instead of looking up generic metadata per request.
+    @usableFromInline let authenticate: @Sendable (Request) throws -> Caller
+    @usableFromInline var admissions: [Admission] = []
+    @usableFromInline var callerChecks: [CallerCheck] = []
 
     public init(authenticate: @escaping @Sendable (Request) throws -> Caller) {
         self.authenticate = authenticate
@@ -32,6 +34,7 @@ public struct RouteGroup<Caller: Sendable>: Sendable {
     }
 
     /// Adds a route whose handler runs after the group's checks, with its caller.
+    @inlinable
     public func add(to router: inout Router, _ method: HTTPMethod, _ pattern: String, inline: Bool = false, uploads: Bool = false,
                     _ handler: @escaping @Sendable (RouteContext<Caller>) throws -> Response) {
         let group = self
@@ -42,6 +45,7 @@ public struct RouteGroup<Caller: Sendable>: Sendable {
         }
     }
 
+    @inlinable
     func context(for request: Request) throws -> RouteContext<Caller> {
         for admit in admissions { try admit(request) }
         let caller = try authenticate(request)
@@ -59,6 +63,12 @@ extension RouteGroup where Caller == Void {
 public struct RouteContext<Caller: Sendable>: Sendable {
     public let request: Request
     public let caller: Caller
+
+    @usableFromInline
+    init(request: Request, caller: Caller) {
+        self.request = request
+        self.caller = caller
+    }
 
     /// A `{name}` segment of the route's path.
     public func parameter(_ name: String) throws -> String { try request.parameter(name) }

@@ -5,7 +5,8 @@ public typealias Handler = @Sendable (Request) throws -> Response
 /// Maps method + path to a handler. Patterns are literal segments and `{name}` parameters:
 /// `/v1/users/{id}/devices`. Static routes are found with one dictionary look-up.
 public struct Router: Sendable {
-    public struct Route: Sendable {
+    /// A class, not a struct: a match hands the route on without retaining each of its fields.
+    public final class Route: Sendable {
         public let method: HTTPMethod
         public let pattern: String
         /// Position in `routes`; lets metrics find a route's counters without hashing strings.
@@ -22,6 +23,18 @@ public struct Router: Sendable {
         public let preflight: (@Sendable (Request) throws -> Void)?
         let segments: [Segment]
         let handler: Handler
+
+        init(method: HTTPMethod, pattern: String, index: Int, runsInline: Bool, takesUploads: Bool,
+             preflight: (@Sendable (Request) throws -> Void)?, segments: [Segment], handler: @escaping Handler) {
+            self.method = method
+            self.pattern = pattern
+            self.index = index
+            self.runsInline = runsInline
+            self.takesUploads = takesUploads
+            self.preflight = preflight
+            self.segments = segments
+            self.handler = handler
+        }
     }
 
     enum Segment: Sendable, Equatable {

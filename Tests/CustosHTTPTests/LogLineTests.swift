@@ -1,0 +1,40 @@
+@testable import CustosHTTP
+import Foundation
+import Testing
+
+/// The pieces every access-log line and every answer is built from, written by hand for speed:
+/// each must still read as what it claims to be.
+@Suite struct LogLineTests {
+    @Test func generatedRequestIDsAreThePrefixAndTheCounterInHex() throws {
+        let ids = [0, 9, 10, 255, 4096, UInt64(UInt32.max), UInt64.max].map { RequestID.make(number: $0) }
+        let prefix = try #require(ids.first?.split(separator: "-").first)
+        #expect((1...8).contains(prefix.count) && prefix.allSatisfy(\.isHexDigit))
+        #expect(ids.map { $0.dropFirst(prefix.count + 1) } == ["0", "9", "a", "ff", "1000", "ffffffff", "ffffffffffffffff"])
+        #expect(ids.allSatisfy(RequestID.isAcceptable))
+        #expect(RequestID.make(clientValue: nil) != RequestID.make(clientValue: nil))
+    }
+
+    @Test func everyLineCarriesTheTimeInUTCWithMilliseconds() throws {
+        let sink = MemoryLogSink()
+        let logger = Logger(sink: sink, level: .debug)
+        let before = Date()
+        logger.access(method: "GET", route: "/healthz", status: 200, durationMicroseconds: 12, requestID: "r-1")
+        logger.warning("slow", ["ratio": .double(1.5), "ok": .bool(false), "count": .int(-3)])
+        let after = Date()
+        #expect(sink.lines.count == 2)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for line in sink.lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let stamp = try #require(object["ts"] as? String)
+            #expect(stamp.count == 24 && stamp.hasSuffix("Z"))
+            let time = try #require(formatter.date(from: stamp))
+            #expect(time >= before.addingTimeInterval(-0.001) && time <= after)
+        }
+        let warning = try #require(try JSONSerialization.jsonObject(with: Data(sink.lines[1].utf8)) as? [String: Any])
+        #expect(warning["level"] as? String == "warning")
+        #expect(warning["ratio"] as? Double == 1.5)
+        #expect(warning["ok"] as? Bool == false)
+        #expect(warning["count"] as? Int == -3)
+    }
+}
