@@ -46,6 +46,15 @@ typedef struct cfs_error {
 /// Returns 1 when this CPU can run the shim (AVX2 and FMA); otherwise 0 and an error.
 int32_t cfs_cpu_supported(cfs_error *error);
 
+/// The OpenBLAS kernels this process should ask for, or NULL when what it has is right.
+/// OpenBLAS picks its kernels by CPU model when it loads; a model newer than the library
+/// (an Emerald Rapids Xeon under Debian 12's 0.3.21, for one) gets its generic "Prescott"
+/// kernels, which run the face networks' matrix products at about half speed. Then this
+/// names the best set the CPU and OS support ("SkylakeX" for AVX-512, "Haswell" for
+/// AVX2+FMA), to be set as OPENBLAS_CORETYPE before OpenBLAS loads, i.e. in a fresh process.
+/// NULL too when OPENBLAS_CORETYPE is set already or the BLAS is not OpenBLAS.
+const char *cfs_blas_preferred_coretype(void);
+
 /// glibc only, process-wide: serve allocations up to 256 MiB from the heap and keep up to
 /// 512 MiB of freed memory, so that the large image and feature buffers every detection
 /// allocates are reused instead of being mapped, zero-filled and unmapped each time (about
@@ -53,6 +62,15 @@ int32_t cfs_cpu_supported(cfs_error *error);
 /// the main one allocate from glibc arenas whose heaps stop at 64 MiB, so there larger
 /// buffers are still mapped, and the kept memory is per arena. Call once, before starting workers.
 void cfs_tune_allocator(void);
+
+/// glibc only, process-wide, for batch commands: every thread allocates from the main arena,
+/// whose heap grows without the 64 MiB bound of the other arenas' heaps. The CNN detector's
+/// convolutions each take a buffer of up to about 100 MB (dlib's img2col, made per call);
+/// above that bound a thread's arena maps a fresh one and unmaps it on every call, so each
+/// detection faults in and zero-fills its buffers again. One arena serialises the threads'
+/// larger allocations, so the server does not use it. Call before any thread but the main
+/// one has allocated: a thread keeps the arena it first used.
+void cfs_use_one_arena(void);
 
 /// Bytes currently allocated through malloc (glibc's mallinfo2; 0 elsewhere): memory in use,
 /// not counting freed memory the allocator keeps. For leak checks.

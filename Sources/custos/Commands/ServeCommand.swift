@@ -1,4 +1,5 @@
 import CustosCore
+import CustosFace
 import CustosHTTP
 import CustosRuntime
 import CustosServer
@@ -101,7 +102,9 @@ enum ServeCommand {
         let webhooks = services.startWebhooks(store: store, configuration: configuration, logger: logger)
         logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port ?? configuration.http.port),
                                   "database": .string(StoreFactory.describe(configuration)),
-                                  "threads": .int(configuration.http.threads)])
+                                  "threads": .int(configuration.http.threads),
+                                  // Which matrix kernels the face networks run on (BLASKernels).
+                                  "blas": .string(BLASKernels.current ?? "not OpenBLAS")])
         if web != nil {
             // Where a person opens the app (the issuer: passkeys need its host, not an IP address).
             let base = configuration.issuer ?? "http://\(configuration.http.host):\(server.port ?? configuration.http.port)"
