@@ -45,6 +45,7 @@ extension CustosClient {
             }
             if result.statusCode.isSuccess {
                 try keyStore.moveKey(from: staging, to: account(userID))
+                if let deviceID = result.deviceID { try keepBinding(userID: result.userID, deviceID: deviceID, in: keyStore) }
             } else {
                 try? keyStore.deleteKey(for: staging)
             }
@@ -67,6 +68,7 @@ extension CustosClient {
             let signature = try key.sign(Data(challenge.nonce.utf8)).base64URLEncodedString
             let result = try await transport.call(Endpoints.login, body: LoginRequest(
                 userID: userID, deviceID: deviceID, nonce: challenge.nonce, signature: signature, password: password))
+            if result.statusCode.isSuccess { try keepBinding(userID: result.userID, deviceID: result.deviceID ?? deviceID, in: requireKeyStore()) }
             adopt(result)
             return result
         }
@@ -107,9 +109,16 @@ extension CustosClient {
 
     /// Unbinds one of the user's devices (this one too) with the password again: status 100 when
     /// done, 401 with the attempts left for a wrong password, 153 when that was the last.
+    /// Revoking this device also forgets its binding: it is then an unknown user to
+    /// `authenticateBoundUser` until it is activated again.
     public func revokeDevice(_ deviceID: String, password: String) async throws -> AuthenticationResult {
-        try await transport.call(Endpoints.revokeMyDevice, deviceID, body: DeviceRevocationRequest(password: password),
-                                 bearer: session.sessionToken)
+        let result = try await transport.call(Endpoints.revokeMyDevice, deviceID, body: DeviceRevocationRequest(password: password),
+                                              bearer: session.sessionToken)
+        if result.statusCode.isSuccess, let keyStore = configuration.keyStore, let kept = try? keyStore.binding(for: server),
+           kept.deviceID == deviceID {
+            try keyStore.deleteBinding(for: server)
+        }
+        return result
     }
 
     public func sessions() async throws -> [SessionInfo] {
@@ -135,6 +144,16 @@ extension CustosClient {
 
     /// Keys are per server and user.
     func account(_ userID: String) -> String {
-        configuration.serverURL.absoluteString + "|" + userID
+        server + "|" + userID
+    }
+
+    /// This client's server, as bindings name it.
+    var server: String { configuration.serverURL.absoluteString }
+
+    /// Keeps the binding an activation or login established beside the device key, so that a
+    /// client started afresh (the app's next launch) signs the bound user in.
+    func keepBinding(userID: String, deviceID: String, in keyStore: any DeviceKeyStore) throws {
+        let binding = DeviceBinding(server: server, userID: userID, deviceID: deviceID)
+        if try keyStore.binding(for: server) != binding { try keyStore.saveBinding(binding) }
     }
 }

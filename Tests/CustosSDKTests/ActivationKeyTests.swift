@@ -10,8 +10,9 @@ import Testing
     }
 
     /// The key files in the directory (no staged key may be left behind).
+    /// The key files (the binding's file lies beside them).
     func keyFiles(_ directory: URL) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".pem") }
     }
 
     func activate(_ client: CustosClient) async throws -> AuthenticationResult {

@@ -130,4 +130,7 @@ struct FailingKeyStore: DeviceKeyStore {
     func createKey(for account: String) throws -> any DeviceSigningKey { throw Broken() }
     func moveKey(from staging: String, to account: String) throws { throw Broken() }
     func deleteKey(for account: String) throws { throw Broken() }
+    func binding(for server: String) throws -> DeviceBinding? { throw Broken() }
+    func saveBinding(_ binding: DeviceBinding) throws { throw Broken() }
+    func deleteBinding(for server: String) throws { throw Broken() }
 }

@@ -112,6 +112,37 @@ import Testing
         try store.deleteKey(for: "acct")
         #expect(try store.key(for: "acct") == nil)
     }
+
+    @Test func bindingsArePrivateFilesOnePerServer() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("custos-sdk-keys-\(UUID().uuidString)")
+        let store = FileDeviceKeyStore(directory: directory)
+        let first = DeviceBinding(server: "https://auth.example/", userID: "alice", deviceID: "dv_1")
+        let second = DeviceBinding(server: "https://other.example/", userID: "bob", deviceID: "dv_2")
+        #expect(try store.binding(for: first.server) == nil)
+        try store.saveBinding(first)
+        try store.saveBinding(second)
+        #expect(try store.binding(for: first.server) == first && store.binding(for: second.server) == second)
+        // A second activation on the same server replaces the binding there.
+        let again = DeviceBinding(server: first.server, userID: "carol", deviceID: "dv_3")
+        try store.saveBinding(again)
+        #expect(try store.binding(for: first.server) == again)
+        for file in try FileManager.default.contentsOfDirectory(atPath: directory.path) {
+            let mode = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(file).path)[.posixPermissions] as? Int
+            #expect(mode == 0o600 && file.hasSuffix(".json"))
+        }
+        // Clients sharing the directory write at once: each write lands whole.
+        DispatchQueue.concurrentPerform(iterations: 16) { index in
+            #expect(throws: Never.self) { try store.saveBinding(DeviceBinding(server: first.server, userID: "u\(index)", deviceID: "dv_\(index)")) }
+        }
+        #expect(try store.binding(for: first.server)?.userID.hasPrefix("u") == true)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).count == 2)
+        try store.deleteBinding(for: first.server)
+        #expect(try store.binding(for: first.server) == nil && store.binding(for: second.server) == second)
+        // A damaged file is an error, not a silent "not bound".
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+        try Data("{".utf8).write(to: directory.appendingPathComponent(try #require(files.first)))
+        #expect(throws: CustosError.self) { try store.binding(for: second.server) }
+    }
 }
 
 import CustosCrypto

@@ -117,6 +117,38 @@ struct SignInFixture {
         #expect(asked.all.isEmpty, "the user is never asked for a sign-in that cannot happen")
     }
 
+    /// Seed 004's headline case: the app starts, creates its client and calls
+    /// `authenticateBoundUser` with nothing restored; the key store kept the binding.
+    @Test func aClientStartedAfreshFindsTheBindingAndRevocationForgetsIt() async throws {
+        let fixture = try await SignInFixture.make(.sqlite)
+        defer { fixture.live.stop() }
+        func launch() throws -> CustosClient {
+            try fixture.live.client(keys: fixture.keys) {
+                $0.localAuthentication = { _ in true }
+                $0.clientID = fixture.clientID
+            }
+        }
+        let started = try launch()
+        #expect(started.session.userID == nil)
+        let response = try await started.authenticateBoundUser(BoundUserAuthenticationRequest(redirectURI: SignInFixture.redirect))
+        let tokens = try await started.exchangeToken(response)
+        #expect(try SignInFixture.claims(tokens.idToken)["sub"] as? String == fixture.userID)
+
+        // The user unbinds this device from the app: the next launch is an unknown user, and the
+        // server is not asked (no challenge is begun for a device the app knows is unbound).
+        let signedIn = try launch()
+        _ = try await signedIn.login(userID: fixture.userID, deviceID: fixture.deviceID, password: IdentityFlowTests.password)
+        #expect(try await signedIn.revokeDevice(fixture.deviceID, password: IdentityFlowTests.password).statusCode.isSuccess)
+        let before = try fixture.live.store.auditEvents(afterSequence: 0, limit: 1000, userID: fixture.userID, transactionID: nil).count
+        do {
+            _ = try await launch().authenticateBoundUser(BoundUserAuthenticationRequest(redirectURI: SignInFixture.redirect))
+            Issue.record("a revoked device signed in")
+        } catch let error as CustosError {
+            #expect(error == .unknownUser)
+        }
+        #expect(try fixture.live.store.auditEvents(afterSequence: 0, limit: 1000, userID: fixture.userID, transactionID: nil).count == before)
+    }
+
     @Test func theLocalAuthenticationDecidesAndItsTimeoutIsKept() async throws {
         let fixture = try await SignInFixture.make(.sqlite)
         defer { fixture.live.stop() }

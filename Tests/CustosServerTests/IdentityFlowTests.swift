@@ -151,8 +151,8 @@ import FoundationNetworking
         // The same device key, filed for the second node's address too.
         let otherKeys = keys.appendingPathExtension("second")
         _ = try FileDeviceKeyStore(directory: otherKeys).createKey(for: second.baseURL.absoluteString + "|" + userID)
-        let keyFile = try #require(try FileManager.default.contentsOfDirectory(atPath: keys.path).first)
-        let copy = try #require(try FileManager.default.contentsOfDirectory(atPath: otherKeys.path).first)
+        let keyFile = try #require(try FileManager.default.contentsOfDirectory(atPath: keys.path).first { $0.hasSuffix(".pem") })
+        let copy = try #require(try FileManager.default.contentsOfDirectory(atPath: otherKeys.path).first { $0.hasSuffix(".pem") })
         let destination = otherKeys.appendingPathComponent(copy)
         try FileManager.default.removeItem(at: destination)
         try FileManager.default.copyItem(at: keys.appendingPathComponent(keyFile), to: destination)

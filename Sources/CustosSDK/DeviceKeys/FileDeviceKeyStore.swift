@@ -4,7 +4,8 @@ import CustosCrypto
 import Foundation
 
 /// Device keys as PKCS#8 PEM files in a private directory (0700; files 0600), one per
-/// account, named by a digest of the account.
+/// account, named by a digest of the account; bindings as JSON files beside them, one per
+/// server.
 public struct FileDeviceKeyStore: DeviceKeyStore {
     public let directory: URL
 
@@ -23,18 +24,7 @@ public struct FileDeviceKeyStore: DeviceKeyStore {
 
     public func createKey(for account: String) throws -> any DeviceSigningKey {
         let privateKey = try P256.PrivateKey.generate()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
-        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
-        let path = path(for: account)
-        let temporary = path + ".tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(try privateKey.pemRepresentation.utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
-            throw CustosError.invalidConfiguration("cannot write the device key in \(directory.path)")
-        }
-        guard rename(temporary, path) == 0 else {
-            throw CustosError.invalidConfiguration("cannot write the device key in \(directory.path)")
-        }
+        try write(Data(try privateKey.pemRepresentation.utf8), to: path(for: account), what: "the device key")
         return FileDeviceKey(privateKey: privateKey)
     }
 
@@ -47,6 +37,40 @@ public struct FileDeviceKeyStore: DeviceKeyStore {
     public func deleteKey(for account: String) throws {
         let path = path(for: account)
         if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+    }
+
+    public func binding(for server: String) throws -> DeviceBinding? {
+        guard let data = FileManager.default.contents(atPath: bindingPath(for: server)) else { return nil }
+        guard let binding = try? JSONDecoder().decode(DeviceBinding.self, from: data), binding.server == server else {
+            throw CustosError.invalidConfiguration("the device binding file for this server is unreadable")
+        }
+        return binding
+    }
+
+    public func saveBinding(_ binding: DeviceBinding) throws {
+        try write(try JSONEncoder().encode(binding), to: bindingPath(for: binding.server), what: "the device binding")
+    }
+
+    public func deleteBinding(for server: String) throws {
+        let path = bindingPath(for: server)
+        if FileManager.default.fileExists(atPath: path) { try FileManager.default.removeItem(atPath: path) }
+    }
+
+    /// Writes a private file whole in the private directory: a temporary file of its own (several
+    /// clients may share the directory) renamed into place, so readers see the old or the new.
+    private func write(_ contents: Data, to path: String, what: String) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory.path)
+        let temporary = path + "." + UUID().uuidString + ".tmp"
+        guard FileManager.default.createFile(atPath: temporary, contents: contents, attributes: [.posixPermissions: 0o600]),
+              rename(temporary, path) == 0 else {
+            throw CustosError.invalidConfiguration("cannot write \(what) in \(directory.path)")
+        }
+    }
+
+    private func bindingPath(for server: String) -> String {
+        directory.appendingPathComponent("device-binding-" + Base64URL.encode(Array(SHA256.hash(utf8: server).prefix(12))) + ".json").path
     }
 
     private func path(for account: String) -> String {

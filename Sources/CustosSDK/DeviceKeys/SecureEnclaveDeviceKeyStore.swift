@@ -62,6 +62,35 @@ public struct SecureEnclaveDeviceKeyStore: DeviceKeyStore {
         SecItemDelete(baseQuery(account) as CFDictionary)
     }
 
+    public func binding(for server: String) throws -> DeviceBinding? {
+        var query = bindingQuery(server)
+        query[kSecReturnData as String] = true
+        var item: CFTypeRef?
+        guard SecItemCopyMatching(query as CFDictionary, &item) == errSecSuccess, let data = item as? Data else { return nil }
+        guard let binding = try? JSONDecoder().decode(DeviceBinding.self, from: data), binding.server == server else {
+            throw CustosError.invalidConfiguration("the device binding in the keychain is unreadable")
+        }
+        return binding
+    }
+
+    public func saveBinding(_ binding: DeviceBinding) throws {
+        try deleteBinding(for: binding.server)
+        var query = bindingQuery(binding.server)
+        query[kSecValueData as String] = try JSONEncoder().encode(binding)
+        query[kSecAttrAccessible as String] = kSecAttrAccessibleWhenUnlockedThisDeviceOnly
+        guard SecItemAdd(query as CFDictionary, nil) == errSecSuccess else {
+            throw CustosError.invalidConfiguration("cannot store the device binding in the keychain")
+        }
+    }
+
+    public func deleteBinding(for server: String) throws {
+        SecItemDelete(bindingQuery(server) as CFDictionary)
+    }
+
+    private func bindingQuery(_ server: String) -> [String: Any] {
+        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service + ".binding", kSecAttrAccount as String: server]
+    }
+
     private func baseQuery(_ account: String) -> [String: Any] {
         [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service, kSecAttrAccount as String: account]
     }

@@ -6,8 +6,10 @@ extension CustosClient {
     /// `authenticateBoundUser`: signs the user in with the device bound to them and nothing
     /// else, or says exactly why not — never a fallback to another method.
     ///
-    /// The device must be bound (activated) for the signed-in user of this client: otherwise
-    /// `.unknownUser`, without asking the server. The server answers a challenge for the
+    /// The device must be bound (activated) to a user: the client's signed-in user, else the
+    /// binding its key store kept from the last activation or login on this server (so this
+    /// works on a client created at app start); otherwise `.unknownUser`, without asking the
+    /// server. The server answers a challenge for the
     /// authorization request; `configuration.localAuthentication` is asked (with the request's
     /// `showLoader`) and must approve within `timeout` (`.timeout`; declining is
     /// `.userCanceled`); the device key then signs the challenge as a WebAuthn assertion (user
@@ -52,8 +54,13 @@ extension CustosClient {
     /// The device's part: the challenge, the local authentication, the assertion, the code.
     private func signInWithBoundDevice(_ request: DeviceSignInRequest, timeout: TimeInterval, showLoader: Bool) async throws -> AuthorizationCodeResponse {
         let current = session
-        guard let userID = current.userID, let deviceID = current.deviceID,
-              let key = try requireKeyStore().key(for: account(userID)) else { throw CustosError.unknownUser }
+        let keyStore = try requireKeyStore()
+        let bound: (userID: String, deviceID: String)? = if let userID = current.userID, let deviceID = current.deviceID {
+            (userID, deviceID)
+        } else {
+            try keyStore.binding(for: server).map { ($0.userID, $0.deviceID) }
+        }
+        guard let (userID, deviceID) = bound, let key = try keyStore.key(for: account(userID)) else { throw CustosError.unknownUser }
         var request = request
         request.deviceID = deviceID
         let challenge: DeviceSignInChallengeResponse
