@@ -25,7 +25,7 @@ public final class CustosClient: Sendable {
         /// The camera for selfie workflows (each call may pass another).
         public var frameSource: (any FrameSource)?
         /// How long a selfie workflow waits for the app's answer to
-        /// `getIDVSelfieProcessStartConfirmation` (seconds). Unanswered, the workflow is
+        /// `onGetIDVSelfieProcessStartConfirmation` (seconds). Unanswered, the workflow is
         /// cancelled on the server and ends with error 240, so a screen that was dismissed
         /// without answering leaves no transaction open and no caller waiting for ever.
         public var startConfirmationTimeout: TimeInterval

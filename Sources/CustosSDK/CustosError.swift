@@ -13,8 +13,8 @@ import CustosAPI
 ///
 /// | longErrorCode | code | when |
 /// | --- | --- | --- |
-/// | 240 | `user_cancelled` | the user (or the app) declined or abandoned the selfie: the start confirmation answered `false`, left unanswered past `startConfirmationTimeout`, the awaiting task cancelled, or `FrameSource.capture` threw |
-/// | 131 | `local_authentication_cancelled` | the device's local authentication (biometrics unlocking the device key) was cancelled |
+/// | 240 | `user_cancelled` | the user (or the app) declined or abandoned the selfie: the start confirmation answered `false`, left unanswered past `startConfirmationTimeout`, the awaiting task cancelled, or `FrameSource.capture` threw (seed 002: "User Cancelled", "Error Code: 240") |
+/// | 131 | `local_authentication_cancelled` | the device's local authentication (biometrics unlocking the device key) was cancelled or declined: at a step-up, or at `authenticateBoundUser` (seed 002: "LDA cancelled") |
 /// | 110, 153, … | the server's code | an error answer whose body carries a contract `status_code` (110 password expired, 153 attempts exhausted): that status |
 /// | 300–599 | the server's code, else `http_<status>` | any other error answer: its HTTP status itself |
 /// | 901 | `transport_failed` | the server could not be reached (refused, timed out, DNS, TLS) |
@@ -22,9 +22,9 @@ import CustosAPI
 /// | 903 | `invalid_configuration` | the app's setup is wrong (URL, no key store or frame source, unreadable key, frames that cannot fit the challenge) |
 /// | 904 | `component_failed` | an app-supplied component (a `DeviceKeyStore`, a device key) threw an error of its own; `message` describes it |
 /// | 905 | `unknown_user` | `authenticateBoundUser` on a device that is not bound to a user (no fallback: call `authenticate`) |
-/// | 131 | `user_canceled` | `authenticateBoundUser`: the user declined the local authentication |
 /// | 906 | `access_denied` | `authenticateBoundUser`: the device is revoked, or its user disabled or locked |
 /// | 907 | `timeout` | `authenticateBoundUser`: the local authentication got no answer within the request's timeout |
+/// | 908 | `password_prompt_dismissed` | the app's password prompt (`onGetPassword` at a step-up, the credentials of `authenticate`'s fallback) was dismissed or answered nothing; the notification stays pending |
 ///
 /// Codes 900 and up are the SDK's own, chosen above every HTTP status and contract status so
 /// they can never be mistaken for an answer from the server.
@@ -39,9 +39,9 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
         case localAuthenticationCancelled
         case componentFailed
         case unknownUser
-        case userCanceled
         case accessDenied
         case timeout
+        case passwordPromptDismissed
     }
 
     private let kind: Kind
@@ -67,9 +67,9 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
         case .invalidConfiguration: 903
         case .componentFailed: 904
         case .unknownUser: 905
-        case .userCanceled: StatusCode.localAuthenticationCancelled.rawValue
         case .accessDenied: 906
         case .timeout: 907
+        case .passwordPromptDismissed: 908
         }
     }
 
@@ -124,8 +124,12 @@ public struct CustosError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Bound-device sign-in on a device that is not bound to a user.
     public static let unknownUser = CustosError(kind: .unknownUser, code: "unknown_user",
                                                 message: "This device is not bound to a user; call authenticate to register it.")
-    /// Bound-device sign-in: the user declined the local authentication.
-    public static let userCanceled = CustosError(kind: .userCanceled, code: "user_canceled", message: "The user declined the sign-in.")
+    /// The old name of `localAuthenticationCancelled` at bound-device sign-in: one code, 131, one case.
+    @available(*, deprecated, renamed: "localAuthenticationCancelled")
+    public static var userCanceled: CustosError { .localAuthenticationCancelled }
+    /// The app's password prompt was dismissed (or answered nothing): not the selfie's 240.
+    public static let passwordPromptDismissed = CustosError(kind: .passwordPromptDismissed, code: "password_prompt_dismissed",
+                                                            message: "The password prompt was dismissed.")
     /// Bound-device sign-in: the device is revoked, or its user disabled or locked.
     public static let accessDenied = CustosError(kind: .accessDenied, code: "access_denied",
                                                  message: "This device or its user may not sign in.")

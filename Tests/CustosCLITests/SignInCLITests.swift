@@ -116,7 +116,7 @@ import Testing
         let profile = try activatedProfile(served, "pia")
         let declined = try CLI.run(["signin", "--bound", "--client-id", client.clientID, "--redirect-uri", "com.example.app:/callback",
                                     "--profile", profile], stdin: "n\n")
-        #expect(declined.status == 8 && declined.stderr.contains("user_canceled"), "\(declined.stderr)")
+        #expect(declined.status == 8 && declined.stderr.contains("local_authentication_cancelled"), "\(declined.stderr)")
 
         let signedIn = try CLI.run(bound + ["--profile", profile, "--json"])
         #expect(signedIn.status == 0, "\(signedIn.stderr)")

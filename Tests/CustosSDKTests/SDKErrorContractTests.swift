@@ -230,6 +230,7 @@ import Testing
         #expect(CustosError.userCancelled.longErrorCode == 240 && CustosError.userCancelled.code == "user_cancelled")
         #expect(CustosError.localAuthenticationCancelled.longErrorCode == 131)
         #expect(CustosError.localAuthenticationCancelled.code == "local_authentication_cancelled")
+        #expect(CustosError.passwordPromptDismissed.longErrorCode == 908)
         #expect(CustosError.transportFailed.longErrorCode == 901)
         #expect(CustosError.invalidResponse("x").longErrorCode == 902)
         #expect(CustosError.invalidConfiguration("x").longErrorCode == 903)

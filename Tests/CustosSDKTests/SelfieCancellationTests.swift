@@ -30,8 +30,8 @@ import Testing
         let stub = try ContractFixtures.selfieServer()
         defer { stub.stop() }
         let client = try ContractFixtures.client(stub.url)
-        let asked = EventLog(client, .getIDVSelfieProcessStartConfirmation)
-        let token = client.events.on(.getIDVSelfieProcessStartConfirmation) { request in
+        let asked = EventLog(client, .onGetIDVSelfieProcessStartConfirmation)
+        let token = client.events.on(.onGetIDVSelfieProcessStartConfirmation) { request in
             client.setIDVSelfieProcessStartConfirmation(false, workflow: request.workflow)
         }
         defer { token.remove() }
@@ -50,7 +50,7 @@ import Testing
         let stub = try ContractFixtures.selfieServer()
         defer { stub.stop() }
         let client = try ContractFixtures.client(stub.url, startConfirmationTimeout: 0.3)
-        let asked = EventLog(client, .getIDVSelfieProcessStartConfirmation)   // hears the question, never answers
+        let asked = EventLog(client, .onGetIDVSelfieProcessStartConfirmation)   // hears the question, never answers
         let results = EventLog(client, .onIDVServerBiometricAuthenticationResult)
 
         let result = try await client.initiateIDVServerBiometricAuthentication(reason: "Approve payment")
@@ -68,7 +68,7 @@ import Testing
         let stub = try ContractFixtures.selfieServer()
         defer { stub.stop() }
         let client = try ContractFixtures.client(stub.url)
-        let asked = EventLog(client, .getIDVSelfieProcessStartConfirmation)
+        let asked = EventLog(client, .onGetIDVSelfieProcessStartConfirmation)
         let results = EventLog(client, .onIDVServerBiometricAuthenticationResult)
 
         let workflow = Task { try await client.initiateIDVServerBiometricAuthentication(reason: "Approve payment") }
@@ -162,7 +162,7 @@ import Testing
         let stub = try ContractFixtures.selfieServer()
         defer { stub.stop() }
         let client = try ContractFixtures.client(stub.url)
-        let token = client.events.on(.getIDVSelfieProcessStartConfirmation) { request in
+        let token = client.events.on(.onGetIDVSelfieProcessStartConfirmation) { request in
             client.setIDVSelfieProcessStartConfirmation(true, workflow: request.workflow)
         }
         defer { token.remove() }

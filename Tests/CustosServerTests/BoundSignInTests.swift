@@ -164,7 +164,7 @@ struct SignInFixture {
             _ = try await declining.authenticateBoundUser(BoundUserAuthenticationRequest(redirectURI: SignInFixture.redirect))
             Issue.record("a declined sign-in went through")
         } catch let error as CustosError {
-            #expect(error == .userCanceled && error.longErrorCode == 131)
+            #expect(error == .localAuthenticationCancelled && error.longErrorCode == 131)
         }
         // Neither left anything behind that blocks the next sign-in.
         let response = try await fixture.device().authenticateBoundUser(BoundUserAuthenticationRequest(redirectURI: SignInFixture.redirect))

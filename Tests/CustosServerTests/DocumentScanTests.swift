@@ -28,7 +28,7 @@ import Testing
         let (client, userID) = try await live.enrolledUser()
         let (front, back) = (try Self.ownPortrait(), try Self.back())
         let asked = Counter()
-        let token = client.events.on(.getIDVDocumentScanProcessStartConfirmation) { request in
+        let token = client.events.on(.onGetIDVDocumentScanProcessStartConfirmation) { request in
             if request.workflow == 7 { asked.increment() }
             client.setIDVDocumentScanProcessStartConfirmation(true, workflow: request.workflow)
         }
@@ -307,7 +307,7 @@ import Testing
         let results = EventLog()
         let declining = LockedFlag()
         let tokens = [
-            client.events.on(.getIDVDocumentScanProcessStartConfirmation) { request in
+            client.events.on(.onGetIDVDocumentScanProcessStartConfirmation) { request in
                 client.setIDVDocumentScanProcessStartConfirmation(!declining.value, workflow: request.workflow)
             },
             client.events.on(.onIDVAdditionalDocumentScanResult) { event in

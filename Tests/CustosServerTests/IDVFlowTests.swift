@@ -166,7 +166,7 @@ import Testing
         let asked = Counter()
         let results = EventLog()
         let tokens = [
-            client.events.on(.getIDVSelfieProcessStartConfirmation) { request in
+            client.events.on(.onGetIDVSelfieProcessStartConfirmation) { request in
                 asked.increment()
                 client.setIDVSelfieProcessStartConfirmation(false, workflow: request.workflow)
             },

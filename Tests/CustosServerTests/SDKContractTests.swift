@@ -135,7 +135,7 @@ import Testing
 
         // Declined: no attempt used.
         let declining = try await client(live)
-        let declineToken = declining.events.on(.getIDVSelfieProcessStartConfirmation) { request in
+        let declineToken = declining.events.on(.onGetIDVSelfieProcessStartConfirmation) { request in
             declining.setIDVSelfieProcessStartConfirmation(false, workflow: request.workflow)
         }
         let declinedEvent = SDKContractTests.FirstEvent(declining, .onIDVBiometricOptInResult)
@@ -146,7 +146,7 @@ import Testing
 
         // Unanswered: cancelled once the timeout passes, no attempt used.
         let waiting = try await client(live, startConfirmationTimeout: 0.5)
-        let askedToken = waiting.events.on(.getIDVSelfieProcessStartConfirmation) { _ in }
+        let askedToken = waiting.events.on(.onGetIDVSelfieProcessStartConfirmation) { _ in }
         let unanswered = try await waiting.initiateIDVBiometricOptIn(consentVersion: "v1")
         #expect(unanswered.statusCode == 240 && unanswered.attemptsLeft == 5)
         askedToken.remove()

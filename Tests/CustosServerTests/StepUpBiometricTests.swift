@@ -30,11 +30,11 @@ import Testing
 
         // The seed's handler chaining: the app-wide handler confirms every selfie; the
         // notifications screen's handler runs first for workflow 9 and hands on to it.
-        let global = client.events.on(.getIDVSelfieProcessStartConfirmation) { [client] request in
+        let global = client.events.on(.onGetIDVSelfieProcessStartConfirmation) { [client] request in
             client.setIDVSelfieProcessStartConfirmation(true, workflow: request.workflow)
         }
         let screen = Recorded<Int>()
-        let screenToken = client.events.chain(.getIDVSelfieProcessStartConfirmation) { request, previous in
+        let screenToken = client.events.chain(.onGetIDVSelfieProcessStartConfirmation) { request, previous in
             screen.append(request.workflow.rawValue)
             previous(request)
         }
@@ -71,7 +71,7 @@ import Testing
         // Declining the selfie: error 240 in the event, the notification stays pending.
         screenToken.remove()
         global.remove()
-        let decline = client.events.on(.getIDVSelfieProcessStartConfirmation) { [client] request in
+        let decline = client.events.on(.onGetIDVSelfieProcessStartConfirmation) { [client] request in
             client.setIDVSelfieProcessStartConfirmation(false, workflow: request.workflow)
         }
         let event = SDKContractTests.FirstEvent(client, .onUpdateNotification)

@@ -161,6 +161,27 @@ final class Recorded<Value: Sendable>: Sendable {
         wrong.remove()
     }
 
+    /// A dismissed password prompt is not the selfie's 240 (nor LDA's 131): its own code, 908,
+    /// and the action stays open.
+    @Test func aDismissedPasswordPromptHasItsOwnCodeAndTheNotificationStaysPending() async throws {
+        let fixture = try await StepUpFixture.make(.sqlite)
+        defer { fixture.live.stop() }
+        let created = try await fixture.send(level: 1)
+        let shown = try await fixture.shown(created.notificationUUID)
+        let prompts = Recorded<Int>()
+        let token = fixture.answerPasswords(nil, prompts: prompts)
+        do {
+            _ = try await fixture.client.updateNotification(shown, action: "approve")
+            Issue.record("a dismissed prompt answered the notification")
+        } catch let error as CustosError {
+            #expect(error == .passwordPromptDismissed && error.longErrorCode == 908 && error.code == "password_prompt_dismissed")
+            #expect(error != .userCancelled && error != .localAuthenticationCancelled)
+        }
+        #expect(prompts.all.count == 1)
+        #expect(try await fixture.rp.notificationResult(created.notificationUUID).status == .pending)
+        token.remove()
+    }
+
     @Test(arguments: StoreKind.available)
     func anExpiredPasswordAnswers110AndLeavesTheNotificationPending(kind: StoreKind) async throws {
         var policy = IdentityPolicy()

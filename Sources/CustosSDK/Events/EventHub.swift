@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// A named event carrying `Payload`; names keep the REL-ID tutorials' spelling
-/// (`onUserLoggedIn`, and for later flows `getIDVSelfieProcessStartConfirmation`, …).
+/// (`onUserLoggedIn`, and for later flows `onGetIDVSelfieProcessStartConfirmation`, …).
 public struct CustosEvent<Payload: Sendable>: Sendable, Hashable {
     public let name: String
     public init(_ name: String) { self.name = name }

@@ -37,12 +37,19 @@ extension CustosEvent where Payload == TemplateStatusEvent {
 }
 
 extension CustosEvent where Payload == IDVSelfieStartRequest {
-    public static var getIDVSelfieProcessStartConfirmation: CustosEvent<IDVSelfieStartRequest> {
-        CustosEvent("getIDVSelfieProcessStartConfirmation")
+    /// Seed 002's name: the app confirms (or declines) the selfie before it starts.
+    public static var onGetIDVSelfieProcessStartConfirmation: CustosEvent<IDVSelfieStartRequest> {
+        CustosEvent("onGetIDVSelfieProcessStartConfirmation")
     }
     /// Workflow 7, before the document is uploaded.
+    public static var onGetIDVDocumentScanProcessStartConfirmation: CustosEvent<IDVSelfieStartRequest> {
+        CustosEvent("onGetIDVDocumentScanProcessStartConfirmation")
+    }
+    @available(*, deprecated, renamed: "onGetIDVSelfieProcessStartConfirmation")
+    public static var getIDVSelfieProcessStartConfirmation: CustosEvent<IDVSelfieStartRequest> { onGetIDVSelfieProcessStartConfirmation }
+    @available(*, deprecated, renamed: "onGetIDVDocumentScanProcessStartConfirmation")
     public static var getIDVDocumentScanProcessStartConfirmation: CustosEvent<IDVSelfieStartRequest> {
-        CustosEvent("getIDVDocumentScanProcessStartConfirmation")
+        onGetIDVDocumentScanProcessStartConfirmation
     }
 }
 

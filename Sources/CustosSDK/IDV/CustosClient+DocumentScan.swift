@@ -3,7 +3,7 @@ import Foundation
 
 extension CustosClient {
     /// Additional document scan (workflow 7, challenge mode 10): asks the app to confirm the
-    /// start (`getIDVDocumentScanProcessStartConfirmation`), uploads the identity document's
+    /// start (`onGetIDVDocumentScanProcessStartConfirmation`), uploads the identity document's
     /// `front` image (JPEG or PNG, with the portrait) and its `back` when it has one, and
     /// returns the result: `biometric_result.display_text` MATCHED when the portrait matches
     /// the user's template, NOT_MATCHED otherwise (one attempt used), `status_code` 600
@@ -16,7 +16,7 @@ extension CustosClient {
     /// key) until its retention period ends or the user is deleted.
     @discardableResult
     public func initiateIDVAdditionalDocumentScan(reason: String, front: Data, back: Data? = nil) async throws -> IDVResultResponse {
-        try await runWorkflow(IDVInitiateRequest(workflow: .additionalDocumentScan, reason: reason), start: .getIDVDocumentScanProcessStartConfirmation,
+        try await runWorkflow(IDVInitiateRequest(workflow: .additionalDocumentScan, reason: reason), start: .onGetIDVDocumentScanProcessStartConfirmation,
                               process: "document scan", event: .onIDVAdditionalDocumentScanResult) {
             { [transport] transactionID, bearer in
                 guard case .document = try await transport.call(Endpoints.confirmIDV, transactionID, bearer: bearer) else {
@@ -31,7 +31,7 @@ extension CustosClient {
         }
     }
 
-    /// The app's answer to `getIDVDocumentScanProcessStartConfirmation`: `true` uploads the
+    /// The app's answer to `onGetIDVDocumentScanProcessStartConfirmation`: `true` uploads the
     /// document, `false` ends the workflow with error 240.
     public func setIDVDocumentScanProcessStartConfirmation(_ confirmed: Bool, workflow: Workflow) {
         confirmations.answer(confirmed, workflow: workflow)

@@ -16,7 +16,7 @@ extension CustosClient {
     }
 
     /// Server biometric authentication (workflow 8, challenge mode 25) against the stored
-    /// template: asks the app to confirm (`getIDVSelfieProcessStartConfirmation`), runs the
+    /// template: asks the app to confirm (`onGetIDVSelfieProcessStartConfirmation`), runs the
     /// liveness challenge through `frameSource`, and returns the result (also emitted as
     /// `onIDVServerBiometricAuthenticationResult`). Declining, leaving the confirmation
     /// unanswered, cancelling the task or a capture that throws end it with error 240 (see
@@ -52,7 +52,7 @@ extension CustosClient {
         try await transport.call(Endpoints.optOut, bearer: session.sessionToken)
     }
 
-    /// The app's answer to `getIDVSelfieProcessStartConfirmation`: `true` opens the camera,
+    /// The app's answer to `onGetIDVSelfieProcessStartConfirmation`: `true` opens the camera,
     /// `false` ends the workflow with error 240.
     public func setIDVSelfieProcessStartConfirmation(_ confirmed: Bool, workflow: Workflow) {
         confirmations.answer(confirmed, workflow: workflow)

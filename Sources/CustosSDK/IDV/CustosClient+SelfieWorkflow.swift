@@ -25,7 +25,7 @@ extension CustosClient {
     /// how the transaction ended rather than only that it stopped waiting.
     func runSelfieWorkflow(_ request: IDVInitiateRequest, document: Data?, frameSource: (any FrameSource)?,
                            event: CustosEvent<IDVResultEvent>) async throws -> IDVResultResponse {
-        try await runWorkflow(request, start: .getIDVSelfieProcessStartConfirmation, process: "selfie process", event: event) {
+        try await runWorkflow(request, start: .onGetIDVSelfieProcessStartConfirmation, process: "selfie process", event: event) {
             guard let source = frameSource ?? self.configuration.frameSource else {
                 throw CustosError.invalidConfiguration("no FrameSource configured for the selfie capture")
             }
@@ -132,8 +132,8 @@ extension CustosClient {
         return .answered(answer, error)
     }
 
-    /// Asks the app through `event` (`getIDVSelfieProcessStartConfirmation`,
-    /// `getIDVDocumentScanProcessStartConfirmation`) and waits for its answer, at most
+    /// Asks the app through `event` (`onGetIDVSelfieProcessStartConfirmation`,
+    /// `onGetIDVDocumentScanProcessStartConfirmation`) and waits for its answer, at most
     /// `startConfirmationTimeout`; with no handler installed the start counts as confirmed
     /// (the app called initiate itself).
     private func confirmStart(_ request: IDVSelfieStartRequest, event: CustosEvent<IDVSelfieStartRequest>) async -> StartConfirmations.Answer {

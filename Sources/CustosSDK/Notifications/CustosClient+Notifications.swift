@@ -40,7 +40,7 @@ extension CustosClient {
     /// demands, as the server says — the password (`onGetPassword` with challenge mode 3,
     /// answered by `setPassword`; asked again while attempts are left), the device key's
     /// signature over the notification as shown (after `localAuthentication`; its cancel is error
-    /// 131), or a selfie (`getIDVSelfieProcessStartConfirmation` with workflow 9; declining is
+    /// 131), or a selfie (`onGetIDVSelfieProcessStartConfirmation` with workflow 9; declining is
     /// error 240). The notification stays pending after a cancel. Emits `onUpdateNotification`
     /// once, whatever happens.
     ///
@@ -95,7 +95,7 @@ extension CustosClient {
                 guard let password = try await askPassword(uuid, attemptsLeft: result.attemptsLeft ?? 0) else {
                     // Dismissed after a wrong password, the answer is that 401 (with the attempts left).
                     if result.statusCode == .credentialsRejected { return (result, nil) }
-                    return (nil, .cancelled("The password prompt was dismissed; the notification is still pending."))
+                    return (nil, .passwordPromptDismissed)
                 }
                 request.password = password
             case .deviceSignature:
@@ -144,7 +144,7 @@ extension CustosClient {
             throw CustosError.invalidConfiguration("no FrameSource configured for the selfie capture")
         }
         let asked = IDVSelfieStartRequest(workflow: .stepUpBiometric, idvAuditTransactionID: transactionID, reason: reason)
-        let outcome = try await confirmAndUpload(asked, bearer: bearer, start: .getIDVSelfieProcessStartConfirmation, process: "selfie process") {
+        let outcome = try await confirmAndUpload(asked, bearer: bearer, start: .onGetIDVSelfieProcessStartConfirmation, process: "selfie process") {
             id, bearer in try await self.uploadSelfie(id, bearer: bearer, source: source, document: nil)
         }
         switch outcome {

@@ -17,7 +17,7 @@ public struct SignInCredentials: Sendable, Equatable {
 
 extension CustosClient {
     /// `authenticate`: the bound device's sign-in when this device is bound; otherwise the
-    /// fallback — the app asks the user (`credentials`; nil is `.userCanceled`), the password
+    /// fallback — the app asks the user (`credentials`; nil is `.passwordPromptDismissed`, 908), the password
     /// binds this device to the user (`registerDevice`), and the bound sign-in follows. Only
     /// `.unknownUser` falls back: a declined, timed-out or denied sign-in is thrown as it is.
     /// A wrong password is thrown as `credentials_rejected` (`longErrorCode` 401; the server
@@ -29,7 +29,7 @@ extension CustosClient {
         do {
             return try await authenticateBoundUser(request)
         } catch let error as CustosError where error == .unknownUser {
-            guard let given = await credentials() else { throw CustosError.userCanceled }
+            guard let given = await credentials() else { throw CustosError.passwordPromptDismissed }
             let result = try await registerDevice(userID: given.userID, password: given.password, deviceName: given.deviceName)
             guard result.statusCode.isSuccess else {
                 throw CustosError.server(status: 401, code: "credentials_rejected", message: result.statusMessage,

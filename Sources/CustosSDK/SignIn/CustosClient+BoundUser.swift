@@ -12,7 +12,7 @@ extension CustosClient {
     /// server. The server answers a challenge for the
     /// authorization request; `configuration.localAuthentication` is asked (with the request's
     /// `showLoader`) and must approve within `timeout` (`.timeout`; declining is
-    /// `.userCanceled`); the device key then signs the challenge as a WebAuthn assertion (user
+    /// `.localAuthenticationCancelled`, 131); the device key then signs the challenge as a WebAuthn assertion (user
     /// present and verified) and the server answers the authorization code. A revoked device or
     /// a disabled or locked user is `.accessDenied`.
     public func authenticateBoundUser(_ request: BoundUserAuthenticationRequest) async throws -> AuthorizationResponse {
@@ -74,7 +74,7 @@ extension CustosClient {
                                                    showLoader: showLoader)
             switch await Self.answer(within: timeout, { await unlock(asked) }) {
             case nil: throw CustosError.timeout
-            case false?: throw CustosError.userCanceled
+            case false?: throw CustosError.localAuthenticationCancelled
             case true?: break
             }
         }

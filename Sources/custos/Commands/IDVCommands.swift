@@ -101,7 +101,7 @@ enum IDVCommands {
         // The seed's close button: the app answers the start confirmation with false.
         var refusal: HandlerToken?
         if declining {
-            refusal = client.events.on(.getIDVSelfieProcessStartConfirmation) { request in
+            refusal = client.events.on(.onGetIDVSelfieProcessStartConfirmation) { request in
                 client.setIDVSelfieProcessStartConfirmation(false, workflow: request.workflow)
             }
         }
@@ -127,7 +127,7 @@ enum IDVCommands {
         let reason = arguments[scanReason]
         var refusal: HandlerToken?
         if arguments[decline] {
-            refusal = client.events.on(.getIDVDocumentScanProcessStartConfirmation) { request in
+            refusal = client.events.on(.onGetIDVDocumentScanProcessStartConfirmation) { request in
                 client.setIDVDocumentScanProcessStartConfirmation(false, workflow: request.workflow)
             }
         }

@@ -53,7 +53,7 @@ enum NotificationCommands {
             let first = asked.withLock { seen in defer { seen = true }; return !seen }
             client.setPassword(first ? try? PasswordInput.read(arguments, prompt: "Password: ") : nil)
         }
-        let selfieToken = client.events.on(.getIDVSelfieProcessStartConfirmation) { [client] request in
+        let selfieToken = client.events.on(.onGetIDVSelfieProcessStartConfirmation) { [client] request in
             client.setIDVSelfieProcessStartConfirmation(!arguments[decline], workflow: request.workflow)
         }
         defer {
@@ -64,7 +64,7 @@ enum NotificationCommands {
         let result: UpdateNotificationResult
         do {
             result = try await client.updateNotification(shown, action: chosen.action, number: arguments[number], frameSource: source)
-        } catch let error as CustosError where error == .localAuthenticationCancelled || error == .userCancelled {
+        } catch let error as CustosError where [.localAuthenticationCancelled, .userCancelled, .passwordPromptDismissed].contains(error) {
             Console.out("error \(error.longErrorCode) (\(error.code)): \(error.message)")
             return .cancelled
         }

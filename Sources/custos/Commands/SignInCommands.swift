@@ -192,7 +192,7 @@ enum SignInCommands {
         Console.error("custos \(command): \(error.message) (\(error.code))")
         switch error {
         case .unknownUser: return .unknownUser
-        case .userCanceled: return .cancelled
+        case .localAuthenticationCancelled, .passwordPromptDismissed: return .cancelled
         case .timeout: return .timedOut
         case .accessDenied: return .refused
         default: return error.httpStatus.map { (400..<500).contains($0) } == true ? .refused : .failure
