@@ -68,7 +68,8 @@ extension CustosClient {
             let signature = try key.sign(Data(challenge.nonce.utf8)).base64URLEncodedString
             let result = try await transport.call(Endpoints.login, body: LoginRequest(
                 userID: userID, deviceID: deviceID, nonce: challenge.nonce, signature: signature, password: password))
-            if result.statusCode.isSuccess { try keepBinding(userID: result.userID, deviceID: result.deviceID ?? deviceID, in: requireKeyStore()) }
+            // Best effort: the session is open whether or not the binding could be written again.
+            if result.statusCode.isSuccess { try? keepBinding(userID: result.userID, deviceID: result.deviceID ?? deviceID, in: requireKeyStore()) }
             adopt(result)
             return result
         }
@@ -152,8 +153,9 @@ extension CustosClient {
 
     /// Keeps the binding an activation or login established beside the device key, so that a
     /// client started afresh (the app's next launch) signs the bound user in.
+    /// An unreadable binding is written anew.
     func keepBinding(userID: String, deviceID: String, in keyStore: any DeviceKeyStore) throws {
         let binding = DeviceBinding(server: server, userID: userID, deviceID: deviceID)
-        if try keyStore.binding(for: server) != binding { try keyStore.saveBinding(binding) }
+        if (try? keyStore.binding(for: server)) != binding { try keyStore.saveBinding(binding) }
     }
 }

@@ -134,6 +134,12 @@ struct SignInFixture {
         let tokens = try await started.exchangeToken(response)
         #expect(try SignInFixture.claims(tokens.idToken)["sub"] as? String == fixture.userID)
 
+        // A damaged binding file does not stop a login, which writes it anew.
+        let bindingFile = try #require(try FileManager.default.contentsOfDirectory(atPath: fixture.keys.path).first { $0.hasSuffix(".json") })
+        try Data("{".utf8).write(to: fixture.keys.appendingPathComponent(bindingFile))
+        _ = try await launch().login(userID: fixture.userID, deviceID: fixture.deviceID, password: IdentityFlowTests.password)
+        #expect(try await !launch().authenticateBoundUser(BoundUserAuthenticationRequest(redirectURI: SignInFixture.redirect)).code.isEmpty)
+
         // The user unbinds this device from the app: the next launch is an unknown user, and the
         // server is not asked (no challenge is begun for a device the app knows is unbound).
         let signedIn = try launch()
