@@ -66,14 +66,17 @@ static int os_saves_vector_state(int zmm) {
 #endif
 }
 
+const char *cfs_blas_corename(void) {
+    typedef char *(*corename_fn)(void);
+    corename_fn corename = (corename_fn)dlsym(RTLD_DEFAULT, "openblas_get_corename");
+    return corename == NULL ? NULL : corename();
+}
+
 const char *cfs_blas_preferred_coretype(void) {
 #if defined(__x86_64__)
     if (getenv("OPENBLAS_CORETYPE") != NULL) return NULL; /* the operator's choice stands */
-    typedef char *(*corename_fn)(void);
-    corename_fn corename = (corename_fn)dlsym(RTLD_DEFAULT, "openblas_get_corename");
-    if (corename == NULL) return NULL; /* not OpenBLAS */
-    const char *name = corename();
-    if (name == NULL || strcasecmp(name, "prescott") != 0) return NULL;
+    const char *name = cfs_blas_corename();
+    if (name == NULL || strcasecmp(name, "prescott") != 0) return NULL; /* not OpenBLAS, or its choice is right */
     unsigned a = 0, b = 0, c = 0, d = 0;
     int fma = 0, avx2 = 0, avx512 = 0;
     if (__get_cpuid_count(1, 0, &a, &b, &c, &d)) fma = (c >> 12) & 1;

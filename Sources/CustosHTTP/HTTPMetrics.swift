@@ -12,10 +12,9 @@ public final class HTTPMetrics: Sendable {
     private final class Series {
         let method: String
         let route: String
-        /// Status codes and their counts, side by side: a route answers few distinct ones, so a
-        /// scan is cheaper than hashing on every request.
-        var statusCodes: [Int] = []
-        var statusCounts: [UInt64] = []
+        /// Status codes and their counts: a route answers few distinct ones, so a scan is
+        /// cheaper than hashing on every request.
+        var statuses: [(status: Int, count: UInt64)] = []
         var buckets = [UInt64](repeating: 0, count: HTTPMetrics.bucketBounds.count)
         var count: UInt64 = 0
         var sum: Double = 0
@@ -26,11 +25,10 @@ public final class HTTPMetrics: Sendable {
         }
 
         func record(status: Int, seconds: Double) {
-            if let index = statusCodes.firstIndex(of: status) {
-                statusCounts[index] += 1
+            if let index = statuses.firstIndex(where: { $0.status == status }) {
+                statuses[index].count += 1
             } else {
-                statusCodes.append(status)
-                statusCounts.append(1)
+                statuses.append((status, 1))
             }
             if let bucket = HTTPMetrics.bucketBounds.firstIndex(where: { seconds <= $0 }) { buckets[bucket] += 1 }
             count += 1
@@ -84,17 +82,17 @@ public final class HTTPMetrics: Sendable {
     /// The Prometheus text format (version 0.0.4).
     public func render() -> String {
         // Snapshot under the lock; format outside it.
-        typealias Snapshot = (method: String, route: String, statuses: [Int: UInt64], buckets: [UInt64], count: UInt64, sum: Double)
+        typealias Snapshot = (method: String, route: String, statuses: [(status: Int, count: UInt64)], buckets: [UInt64], count: UInt64, sum: Double)
         let series: [Snapshot] = state.withLock { state in
             (state.routes.compactMap { $0 } + state.unmatched.values).map {
-                ($0.method, $0.route, Dictionary(uniqueKeysWithValues: zip($0.statusCodes, $0.statusCounts)), $0.buckets, $0.count, $0.sum)
+                ($0.method, $0.route, $0.statuses, $0.buckets, $0.count, $0.sum)
             }
         }.sorted { ($0.route, $0.method) < ($1.route, $1.method) }
 
         var out = "# HELP custos_http_requests_total HTTP requests answered, by method, route and status.\n"
         out += "# TYPE custos_http_requests_total counter\n"
         for entry in series {
-            for (status, value) in entry.statuses.sorted(by: { $0.key < $1.key }) {
+            for (status, value) in entry.statuses.sorted(by: { $0.status < $1.status }) {
                 out += "custos_http_requests_total{method=\"\(entry.method)\",route=\"\(escape(entry.route))\",status=\"\(status)\"} \(value)\n"
             }
         }

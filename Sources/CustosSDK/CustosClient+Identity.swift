@@ -45,7 +45,7 @@ extension CustosClient {
             }
             if result.statusCode.isSuccess {
                 try keyStore.moveKey(from: staging, to: account(userID))
-                if let deviceID = result.deviceID { try keepBinding(userID: result.userID, deviceID: deviceID, in: keyStore) }
+                if let deviceID = result.deviceID { keepBinding(userID: result.userID, deviceID: deviceID, in: keyStore) }
             } else {
                 try? keyStore.deleteKey(for: staging)
             }
@@ -68,8 +68,7 @@ extension CustosClient {
             let signature = try key.sign(Data(challenge.nonce.utf8)).base64URLEncodedString
             let result = try await transport.call(Endpoints.login, body: LoginRequest(
                 userID: userID, deviceID: deviceID, nonce: challenge.nonce, signature: signature, password: password))
-            // Best effort: the session is open whether or not the binding could be written again.
-            if result.statusCode.isSuccess { try? keepBinding(userID: result.userID, deviceID: result.deviceID ?? deviceID, in: requireKeyStore()) }
+            if result.statusCode.isSuccess { keepBinding(userID: result.userID, deviceID: result.deviceID ?? deviceID, in: try requireKeyStore()) }
             adopt(result)
             return result
         }
@@ -151,11 +150,12 @@ extension CustosClient {
     /// This client's server, as bindings name it.
     var server: String { configuration.serverURL.absoluteString }
 
-    /// Keeps the binding an activation or login established beside the device key, so that a
-    /// client started afresh (the app's next launch) signs the bound user in.
-    /// An unreadable binding is written anew.
-    func keepBinding(userID: String, deviceID: String, in keyStore: any DeviceKeyStore) throws {
+    /// Keeps the binding an activation, registration or login established beside the device
+    /// key, so that a client started afresh (the app's next launch) signs the bound user in.
+    /// An unreadable binding is written anew. Best effort: the server has bound the device and
+    /// opened the session whether or not this could be written; the next login writes it again.
+    func keepBinding(userID: String, deviceID: String, in keyStore: any DeviceKeyStore) {
         let binding = DeviceBinding(server: server, userID: userID, deviceID: deviceID)
-        if (try? keyStore.binding(for: server)) != binding { try keyStore.saveBinding(binding) }
+        if (try? keyStore.binding(for: server)) != binding { try? keyStore.saveBinding(binding) }
     }
 }

@@ -24,7 +24,7 @@ import CustosAPI
 /// | 905 | `unknown_user` | `authenticateBoundUser` on a device that is not bound to a user (no fallback: call `authenticate`) |
 /// | 906 | `access_denied` | `authenticateBoundUser`: the device is revoked, or its user disabled or locked |
 /// | 907 | `timeout` | `authenticateBoundUser`: the local authentication got no answer within the request's timeout |
-/// | 908 | `password_prompt_dismissed` | the app's password prompt (`onGetPassword` at a step-up, the credentials of `authenticate`'s fallback) was dismissed, answered nothing, or was left unanswered past `startConfirmationTimeout`; the notification stays pending |
+/// | 908 | `password_prompt_dismissed` | the app's password prompt (`onGetPassword` at a step-up, the credentials of `authenticate`'s fallback) was dismissed, answered nothing, or was left unanswered past `startConfirmationTimeout`; a notification stays pending, an unbound device stays unbound |
 ///
 /// Codes 900 and up are the SDK's own, chosen above every HTTP status and contract status so
 /// they can never be mistaken for an answer from the server.

@@ -216,7 +216,11 @@ struct SignInFixture {
     func authenticateRegistersAnUnboundDeviceWithThePasswordThenSignsIn(kind: StoreKind) async throws {
         let fixture = try await SignInFixture.make(kind) { $0.identity.passwordRegistration = true }
         defer { fixture.live.stop() }
-        let tablet = try fixture.live.client { $0.clientID = fixture.clientID; $0.localAuthentication = { _ in true } }
+        let tabletKeys = FileManager.default.temporaryDirectory.appendingPathComponent("custos-keys-\(UUID().uuidString)")
+        func launchTablet() throws -> CustosClient {
+            try fixture.live.client(keys: tabletKeys) { $0.clientID = fixture.clientID; $0.localAuthentication = { _ in true } }
+        }
+        let tablet = try launchTablet()
         let request = BoundUserAuthenticationRequest(redirectURI: SignInFixture.redirect)
         // A wrong password: refused as a login is, the attempt used, and nothing bound.
         do {
@@ -243,6 +247,12 @@ struct SignInFixture {
             return nil
         }
         #expect(!again.code.isEmpty)
+        // The app's next launch: the registration kept the binding, so no fallback either.
+        let relaunched = try await launchTablet().authenticate(request) {
+            Issue.record("the fallback ran after a restart of the app")
+            return nil
+        }
+        #expect(!relaunched.code.isEmpty)
         let events = try fixture.live.store.auditEvents(afterSequence: 0, limit: 100, userID: fixture.userID, transactionID: nil)
         #expect(events.contains { $0.kind == AuditKind.deviceRegistered.rawValue && $0.details["proof"] == "password" })
     }

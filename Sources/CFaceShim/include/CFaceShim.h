@@ -55,6 +55,9 @@ int32_t cfs_cpu_supported(cfs_error *error);
 /// NULL too when OPENBLAS_CORETYPE is set already or the BLAS is not OpenBLAS.
 const char *cfs_blas_preferred_coretype(void);
 
+/// The kernel set OpenBLAS runs (e.g. "SkylakeX"), or NULL when the BLAS is not OpenBLAS.
+const char *cfs_blas_corename(void);
+
 /// glibc only, process-wide: serve allocations up to 256 MiB from the heap and keep up to
 /// 512 MiB of freed memory, so that the large image and feature buffers every detection
 /// allocates are reused instead of being mapped, zero-filled and unmapped each time (about

@@ -84,6 +84,7 @@ extension CustosClient {
                 return result
             }
             try keyStore.moveKey(from: staging, to: account(userID))
+            keepBinding(userID: userID, deviceID: deviceID, in: keyStore)
             state.withLock { state in
                 state.userID = userID
                 state.deviceID = deviceID
