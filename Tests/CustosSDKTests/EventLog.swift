@@ -11,12 +11,15 @@ final class EventLog<Payload: Sendable>: Sendable {
     private let storage: Storage
     private let token: HandlerToken
 
-    init(_ client: CustosClient, _ event: CustosEvent<Payload>) {
+    /// `order`, when given, also records the event's name as it is delivered, beside other logs'.
+    init(_ client: CustosClient, _ event: CustosEvent<Payload>, order: DeliveryOrder? = nil) {
         let storage = Storage()
         self.storage = storage
+        let name = event.name
         // Chained, so a log hides nothing: the handler below it (another log, the app's)
         // still gets every payload.
         token = client.events.chain(event) { payload, previous in
+            order?.append(name)
             storage.append(payload)
             previous(payload)
         }
@@ -86,4 +89,11 @@ final class EventLog<Payload: Sendable>: Sendable {
             }
         }
     }
+}
+
+/// The names of the events several logs saw, in the order the app got them.
+final class DeliveryOrder: Sendable {
+    private let names = Mutex<[String]>([])
+    func append(_ name: String) { names.withLock { $0.append(name) } }
+    var all: [String] { names.withLock { $0 } }
 }

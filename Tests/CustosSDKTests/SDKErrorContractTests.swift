@@ -37,9 +37,29 @@ import Testing
         ]
     }
 
-    /// The SDK calls that emit an event.
+    /// The SDK's calls that ask the server: each with its event, and the two the seeds give no
+    /// event (opt-out, bound sign-in), which only throw.
     enum Call: String, CaseIterable, Sendable {
         case activate, login, changePassword, logout, checkIDVUserBiometricTemplateStatus, initiateIDVServerBiometricAuthentication
+        case getNotifications, updateNotification, updateNotificationByUUID, initiateActivatedCustomerKYC, initiateIDVBiometricOptIn
+        case initiateIDVAdditionalDocumentScan, optOutIDVBiometric, authenticateBoundUser
+
+        /// The event the call emits on every path.
+        var event: String? {
+            switch self {
+            case .activate, .login: "onUserLoggedIn"
+            case .changePassword: "onPasswordChanged"
+            case .logout: "onUserLoggedOff"
+            case .checkIDVUserBiometricTemplateStatus: "onIDVCheckUserBiometricTemplateStatus"
+            case .initiateIDVServerBiometricAuthentication: "onIDVServerBiometricAuthenticationResult"
+            case .getNotifications: "onGetNotifications"
+            case .updateNotification, .updateNotificationByUUID: "onUpdateNotification"
+            case .initiateActivatedCustomerKYC: "onActivatedCustomerKYCResponse"
+            case .initiateIDVBiometricOptIn: "onIDVBiometricOptInResult"
+            case .initiateIDVAdditionalDocumentScan: "onIDVAdditionalDocumentScanResult"
+            case .optOutIDVBiometric, .authenticateBoundUser: nil
+            }
+        }
     }
 
     struct Row: Sendable, CustomTestStringConvertible {
@@ -59,49 +79,81 @@ import Testing
     /// What the app saw: the thrown error and the error the call's event carried.
     struct Seen {
         let thrown: CustosError?
-        let evented: CustosError?
+        /// nil for a call without an event.
+        let evented: CustosError??
         /// The event carried no answer (a failure has none).
         let eventWithoutResponse: Bool
     }
 
-    static func perform(_ call: Call, on client: CustosClient) async throws -> Seen {
+    /// A notification as the app lists it.
+    static let shown = NotificationInfo(
+        notificationUUID: "n1", subject: "Payment", message: "Approve?", actions: [NotificationAction(label: "Approve", action: "approve", authLevel: 0)],
+        authorizationDetails: nil, numberMatching: false, status: .pending, createdAt: Date(), expiresAt: Date().addingTimeInterval(300))
+
+    /// Runs `call`, and reads its one event through a log that also records the delivery `order`.
+    static func observed<Payload: Sendable>(_ client: CustosClient, _ event: CustosEvent<Payload>, order: DeliveryOrder,
+                                            where matches: @escaping @Sendable (Payload) -> Bool = { _ in true },
+                                            error: @escaping (Payload) -> CustosError?, hasResponse: @escaping (Payload) -> Bool,
+                                            _ call: () async throws -> Any) async throws -> Seen {
+        let log = EventLog(client, event, order: order)
+        let thrown = await ContractFixtures.thrownError(call)
+        let payload = try await log.first(where: matches)
+        return Seen(thrown: thrown, evented: .some(error(payload)), eventWithoutResponse: !hasResponse(payload))
+    }
+
+    static func perform(_ call: Call, on client: CustosClient, order: DeliveryOrder) async throws -> Seen {
+        let user = ContractFixtures.userID, password = "a good long password"
+        func idv(_ event: CustosEvent<IDVResultEvent>, _ run: () async throws -> Any) async throws -> Seen {
+            try await observed(client, event, order: order, error: \.error, hasResponse: { $0.response != nil }, run)
+        }
         switch call {
         case .activate, .login:
-            let log = EventLog(client, .onUserLoggedIn)
-            let thrown = await ContractFixtures.thrownError {
+            return try await observed(client, .onUserLoggedIn, order: order, error: \.error, hasResponse: { $0.response != nil }) {
                 if call == .activate {
-                    return try await client.activate(userID: ContractFixtures.userID, activationCode: "CODE-0000",
-                                                     password: "a good long password", deviceName: "test phone")
+                    return try await client.activate(userID: user, activationCode: "CODE-0000", password: password, deviceName: "test phone")
                 }
-                return try await client.login(userID: ContractFixtures.userID, deviceID: "d1", password: "a good long password")
+                return try await client.login(userID: user, deviceID: "d1", password: password)
             }
-            let event = try await log.first()
-            return Seen(thrown: thrown, evented: event.error, eventWithoutResponse: event.response == nil)
         case .changePassword:
-            let log = EventLog(client, .onPasswordChanged)
-            let thrown = await ContractFixtures.thrownError {
-                try await client.changePassword(userID: ContractFixtures.userID, oldPassword: "a good long password",
-                                                newPassword: "another long password")
+            return try await observed(client, .onPasswordChanged, order: order, error: \.error, hasResponse: { $0.response != nil }) {
+                try await client.changePassword(userID: user, oldPassword: password, newPassword: "another long password")
             }
-            let event = try await log.first()
-            return Seen(thrown: thrown, evented: event.error, eventWithoutResponse: event.response == nil)
         case .logout:
-            let log = EventLog(client, .onUserLoggedOff)
-            let thrown = await ContractFixtures.thrownError { try await client.logout() }
-            let event = try await log.first { $0.error != nil }
-            return Seen(thrown: thrown, evented: event.error, eventWithoutResponse: event.statusCode == nil)
+            return try await observed(client, .onUserLoggedOff, order: order, where: { $0.error != nil }, error: \.error,
+                                      hasResponse: { $0.statusCode != nil }) { try await client.logout() }
         case .checkIDVUserBiometricTemplateStatus:
-            let log = EventLog(client, .onIDVCheckUserBiometricTemplateStatus)
-            let thrown = await ContractFixtures.thrownError { try await client.checkIDVUserBiometricTemplateStatus() }
-            let event = try await log.first()
-            return Seen(thrown: thrown, evented: event.error, eventWithoutResponse: event.response == nil)
+            return try await observed(client, .onIDVCheckUserBiometricTemplateStatus, order: order, error: \.error,
+                                      hasResponse: { $0.response != nil }) { try await client.checkIDVUserBiometricTemplateStatus() }
         case .initiateIDVServerBiometricAuthentication:
-            let log = EventLog(client, .onIDVServerBiometricAuthenticationResult)
-            let thrown = await ContractFixtures.thrownError {
+            return try await idv(.onIDVServerBiometricAuthenticationResult) {
                 try await client.initiateIDVServerBiometricAuthentication(reason: "Approve payment")
             }
-            let event = try await log.first()
-            return Seen(thrown: thrown, evented: event.error, eventWithoutResponse: event.response == nil)
+        case .getNotifications:
+            return try await observed(client, .onGetNotifications, order: order, error: \.error, hasResponse: { $0.response != nil }) {
+                try await client.getNotifications()
+            }
+        case .updateNotification, .updateNotificationByUUID:
+            return try await observed(client, .onUpdateNotification, order: order, error: \.error, hasResponse: { $0.response != nil }) {
+                call == .updateNotification ? try await client.updateNotification(shown, action: "approve")
+                                            : try await client.updateNotification(uuid: "n1", action: "approve")
+            }
+        case .initiateActivatedCustomerKYC:
+            return try await idv(.onActivatedCustomerKYCResponse) {
+                try await client.initiateActivatedCustomerKYC(documentImage: Data([0xFF, 0xD8, 0xFF, 0xD9]), consentVersion: "kyc-1")
+            }
+        case .initiateIDVBiometricOptIn:
+            return try await idv(.onIDVBiometricOptInResult) { try await client.initiateIDVBiometricOptIn(consentVersion: "v1") }
+        case .initiateIDVAdditionalDocumentScan:
+            return try await idv(.onIDVAdditionalDocumentScanResult) {
+                try await client.initiateIDVAdditionalDocumentScan(reason: "Second document", front: Data([0xFF, 0xD8, 0xFF, 0xD9]))
+            }
+        case .optOutIDVBiometric:
+            return Seen(thrown: await ContractFixtures.thrownError { try await client.optOutIDVBiometric() }, evented: nil,
+                        eventWithoutResponse: true)
+        case .authenticateBoundUser:
+            return Seen(thrown: await ContractFixtures.thrownError {
+                try await client.authenticateBoundUser(BoundUserAuthenticationRequest(redirectURI: "https://app.example/cb", clientID: "app"))
+            }, evented: nil, eventWithoutResponse: true)
         }
     }
 
@@ -112,21 +164,27 @@ import Testing
         let client = try ContractFixtures.client(stub?.url ?? ContractFixtures.unreachable)
         // Login signs with the device's key: give it one, so the failure is the server's.
         _ = try client.configuration.keyStore?.createKey(for: client.configuration.serverURL.absoluteString + "|" + ContractFixtures.userID)
-        let logoff = EventLog(client, .onUserLoggedOff)
+        let order = DeliveryOrder()
+        let logoff = row.call == .logout ? EventLog(client, .onUserLoggedOff) : EventLog(client, .onUserLoggedOff, order: order)
 
-        let seen = try await Self.perform(row.call, on: client)
+        let seen = try await Self.perform(row.call, on: client, order: order)
 
         let thrown = try #require(seen.thrown, "the call must fail")
         #expect(thrown.longErrorCode == row.failure.longErrorCode)
         #expect(thrown.longErrorCode != 0)
         #expect(thrown.code == row.failure.code)
-        #expect(seen.evented == thrown)
-        #expect(seen.evented?.longErrorCode == row.failure.longErrorCode)
-        #expect(seen.eventWithoutResponse)
+        if let evented = seen.evented {
+            #expect(evented == thrown)
+            #expect(evented?.longErrorCode == row.failure.longErrorCode)
+            #expect(seen.eventWithoutResponse)
+        }
 
         if row.failure.longErrorCode == StatusCode.attemptsExhausted.rawValue {
             let lockout = try await logoff.first { $0.statusCode == 153 }
             #expect(lockout.userID == ContractFixtures.userID && lockout.error == nil)
+            // The seed's order: the call's own event (its alert), then the log-off.
+            await EventLog<LogoffInfo>.settled(client)
+            #expect(order.all == (row.call.event.map { [$0] } ?? []) + ["onUserLoggedOff"])
             #expect(client.session.sessionToken == nil)
             #expect(client.session.userID == ContractFixtures.userID)
         } else {

@@ -183,27 +183,6 @@ final class Recorded<Value: Sendable>: Sendable {
     }
 
     @Test(arguments: StoreKind.available)
-    func anExpiredPasswordAnswers110AndLeavesTheNotificationPending(kind: StoreKind) async throws {
-        var policy = IdentityPolicy()
-        policy.passwordMaximumAge = 3600
-        let fixture = try await StepUpFixture.make(kind, policy: policy)
-        defer { fixture.live.stop() }
-        // The session outlives the password's age only if it stays active: keep it alive.
-        let created = try await fixture.send(level: 1, expiresIn: 86400)
-        let shown = try await fixture.shown(created.notificationUUID)
-        for _ in 0..<3 {
-            fixture.live.clock.advance(by: 1500)
-            _ = try await fixture.client.getNotifications()
-        }
-        let prompts = Recorded<Int>()
-        let token = fixture.answerPasswords(IdentityFlowTests.password, prompts: prompts)
-        let expired = try await fixture.client.updateNotification(shown, action: "approve")
-        #expect(expired.statusCode == 110 && expired.stepUp == nil)
-        #expect(try await fixture.rp.notificationResult(created.notificationUUID).status == .pending)
-        token.remove()
-    }
-
-    @Test(arguments: StoreKind.available)
     func deviceSignatureCoversWhatWasShown(kind: StoreKind) async throws {
         let fixture = try await StepUpFixture.make(kind)
         defer { fixture.live.stop() }

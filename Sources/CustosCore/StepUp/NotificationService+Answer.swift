@@ -30,6 +30,15 @@ public struct AnswerProof: Sendable, Equatable {
 }
 
 extension NotificationService {
+    /// Answers from the user's `session` as `answer(userID:deviceID:…)` does; an answer of 110
+    /// (the password is right but expired) also ends the session, as the seed's SDK logs off
+    /// there. The user signs in again, which answers 110 with a token for the password change.
+    public func answer(session: Session, notificationID: String, action: String, proof: AnswerProof) throws -> NotificationAnswer {
+        let answer = try answer(userID: session.userID, deviceID: session.deviceID, notificationID: notificationID, action: action, proof: proof)
+        if answer.status == .passwordExpired { try identity.logout(session) }
+        return answer
+    }
+
     /// Answers the user's notification with `action`, from the session's device. The first call
     /// without proof says which step-up the action's level demands; the call with the proof
     /// ends it. Levels 3 and 4 accept nothing weaker than their own proof. Another user's
@@ -98,7 +107,7 @@ extension NotificationService {
         case .success:
             return try finish(context)
         case .passwordExpired:
-            return context.reply(.passwordExpired, "The password has expired: change it, then answer again.", attemptsLeft: outcome.attemptsLeft)
+            return context.reply(.passwordExpired, "The password has expired: sign in again to change it, then answer.", attemptsLeft: outcome.attemptsLeft)
         case .attemptsExhausted:
             return context.reply(.attemptsExhausted, "No attempts are left: the user is locked.", attemptsLeft: 0)
         default:

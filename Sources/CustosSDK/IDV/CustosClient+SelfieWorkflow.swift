@@ -43,22 +43,24 @@ extension CustosClient {
     func runWorkflow(_ request: IDVInitiateRequest, start: CustosEvent<IDVSelfieStartRequest>, process: String,
                      event: CustosEvent<IDVResultEvent>, prepare: () throws -> Upload) async throws -> IDVResultResponse {
         let userID = session.userID ?? ""
-        let outcome: SelfieOutcome
-        do {
-            outcome = try await workflow(request, start: start, process: process, upload: try prepare())
-        } catch {
-            // Cancelled before a transaction existed (or while it was being created): nothing
-            // to cancel on the server, but the caller still gets the 240 path.
-            outcome = .failed(Task.isCancelled ? CustosError.cancelled("The task awaiting the \(process) was cancelled.")
-                                               : CustosError(error))
-        }
-        switch outcome {
-        case .answered(let response, let error):
-            events.emit(event, IDVResultEvent(userID: userID, error: error, response: response))
-            return response
-        case .failed(let error):
-            events.emit(event, IDVResultEvent(userID: userID, error: error, response: nil))
-            throw error
+        return try await loggingOffAfter {
+            let outcome: SelfieOutcome
+            do {
+                outcome = try await workflow(request, start: start, process: process, upload: try prepare())
+            } catch {
+                // Cancelled before a transaction existed (or while it was being created): nothing
+                // to cancel on the server, but the caller still gets the 240 path.
+                outcome = .failed(Task.isCancelled ? CustosError.cancelled("The task awaiting the \(process) was cancelled.")
+                                                   : CustosError(error))
+            }
+            switch outcome {
+            case .answered(let response, let error):
+                events.emit(event, IDVResultEvent(userID: userID, error: error, response: response))
+                return response
+            case .failed(let error):
+                events.emit(event, IDVResultEvent(userID: userID, error: error, response: nil))
+                throw error
+            }
         }
     }
 
@@ -125,8 +127,12 @@ extension CustosClient {
     /// cancelled (a cancelled task's requests fail at once).
     func cancelTransaction(_ transactionID: String, bearer: String?, _ error: CustosError) async -> SelfieOutcome {
         let transport = self.transport
+        // A detached task inherits no task locals: a 153 its answer carries still waits for the call's event.
+        let pending = PendingLogoffs.current
         let answer = await Task.detached { () -> IDVResultResponse? in
-            try? await transport.call(Endpoints.cancelIDV, transactionID, bearer: bearer)
+            await PendingLogoffs.$current.withValue(pending) {
+                try? await transport.call(Endpoints.cancelIDV, transactionID, bearer: bearer)
+            }
         }.value
         guard let answer else { return .failed(error) }
         return .answered(answer, error)

@@ -44,37 +44,55 @@ extension CustosClient {
     /// error 240). The notification stays pending after a cancel. Emits `onUpdateNotification`
     /// once, whatever happens.
     ///
+    /// An answer of 153 (the attempts are exhausted: the user is locked) or 110 (the password
+    /// expired) ends the session, as in the seed: `onUpdateNotification` carries that status
+    /// first, then `onUserLoggedOff` follows with it. After 110 the user signs in again, which
+    /// answers 110 with a `passwordChangeToken` for `changePassword`.
+    ///
     /// Pass the notification the user saw (from `getNotifications`): a level 3 signature covers
     /// exactly its content, so an answer to anything else fails. `number` is the user's pick
     /// with number matching.
     @discardableResult
     public func updateNotification(_ shown: NotificationInfo, action: String, number: Int? = nil,
                                    frameSource: (any FrameSource)? = nil) async throws -> UpdateNotificationResult {
-        let userID = session.userID ?? ""
-        let outcome: (UpdateNotificationResult?, CustosError?)
-        do {
-            outcome = try await answer(shown, action: action, number: number, frameSource: frameSource)
-        } catch {
-            let failure = CustosError(error)
-            events.emit(.onUpdateNotification, UpdateNotificationEvent(userID: userID, error: failure, response: nil))
-            throw failure
-        }
-        events.emit(.onUpdateNotification, UpdateNotificationEvent(userID: userID, error: outcome.1, response: outcome.0))
-        if let response = outcome.0 { return response }
-        throw outcome.1 ?? CustosError.invalidResponse("no answer")
+        try await emittingUpdate { try await answer(shown, action: action, number: number, frameSource: frameSource) }
     }
 
-    /// The seed's form: answers by uuid, with the notification as the server lists it now.
+    /// The seed's form: answers by uuid, with the notification as the server lists it now. A
+    /// failure to list, or a notification no longer pending, is emitted as the answer's failure.
     @discardableResult
     public func updateNotification(uuid: String, action: String, number: Int? = nil,
                                    frameSource: (any FrameSource)? = nil) async throws -> UpdateNotificationResult {
-        let list = try await transport.call(Endpoints.notifications, bearer: session.sessionToken)
-        guard let shown = list.notifications.first(where: { $0.notificationUUID == uuid }) else {
-            let failure = CustosError.server(status: 404, code: "notification_not_found", message: "No pending notification \(uuid).")
-            events.emit(.onUpdateNotification, UpdateNotificationEvent(userID: session.userID ?? "", error: failure, response: nil))
-            throw failure
+        try await emittingUpdate {
+            let list = try await transport.call(Endpoints.notifications, bearer: session.sessionToken)
+            guard let shown = list.notifications.first(where: { $0.notificationUUID == uuid }) else {
+                throw CustosError.server(status: 404, code: "notification_not_found", message: "No pending notification \(uuid).")
+            }
+            return try await answer(shown, action: action, number: number, frameSource: frameSource)
         }
-        return try await updateNotification(shown, action: action, number: number, frameSource: frameSource)
+    }
+
+    /// Emits `onUpdateNotification` once for `body`'s outcome, then the log-off a 153 or 110 caused.
+    private func emittingUpdate(_ body: () async throws -> (UpdateNotificationResult?, CustosError?)) async throws -> UpdateNotificationResult {
+        let userID = session.userID ?? ""
+        return try await loggingOffAfter {
+            let outcome: (response: UpdateNotificationResult?, error: CustosError?)
+            do {
+                outcome = try await body()
+            } catch {
+                let failure = CustosError(error)
+                events.emit(.onUpdateNotification, UpdateNotificationEvent(userID: userID, error: failure, response: nil))
+                throw failure
+            }
+            events.emit(.onUpdateNotification, UpdateNotificationEvent(userID: userID, error: outcome.error, response: outcome.response))
+            if outcome.response?.statusCode == StatusCode.passwordExpired {
+                // The server ended the session with its 110 answer.
+                _ = forgetSession(ifUser: userID)
+                logOff(LogoffInfo(userID: userID, statusCode: StatusCode.passwordExpired, error: nil))
+            }
+            if let response = outcome.response { return response }
+            throw outcome.error ?? CustosError.invalidResponse("no answer")
+        }
     }
 
     /// The app's answer to `onGetPassword`: the password, or nil when the user gave up.
@@ -114,7 +132,17 @@ extension CustosClient {
                 guard let transactionID = stepUp.idvAuditTransactionID else {
                     throw CustosError.invalidResponse("a server biometric step-up without its transaction")
                 }
-                let cancel = try await selfie(transactionID, reason: shown.subject, bearer: bearer, frameSource: frameSource)
+                let selfie = try await selfie(transactionID, reason: shown.subject, bearer: bearer, frameSource: frameSource)
+                if case .answered(let judged, _) = selfie, judged.statusCode == StatusCode.attemptsExhausted {
+                    // The selfie used the last attempt: the user is locked and the session is over,
+                    // so there is nothing to post; the answer is that 153.
+                    return (UpdateNotificationResult(statusCode: judged.statusCode, statusMessage: judged.statusMessage, notificationUUID: uuid,
+                                                     action: action, attemptsLeft: 0, notification: shown), nil)
+                }
+                let cancel: CustosError? = switch selfie {
+                case .answered(_, let error): error
+                case .failed(let error): error
+                }
                 request.idvTransactionID = transactionID
                 result = try await transport.call(Endpoints.updateNotification, uuid, body: request, bearer: bearer)
                 return (result, cancel ?? (result.statusCode == .userCancelledSelfie ? .userCancelled : nil))
@@ -138,18 +166,15 @@ extension CustosClient {
         }
     }
 
-    /// The workflow 9 selfie the action started; the cancel error when it was declined or abandoned.
-    private func selfie(_ transactionID: String, reason: String, bearer: String?, frameSource: (any FrameSource)?) async throws -> CustosError? {
+    /// The workflow 9 selfie the action started: the server's verdict, with the cancel error when
+    /// it was declined or abandoned.
+    private func selfie(_ transactionID: String, reason: String, bearer: String?, frameSource: (any FrameSource)?) async throws -> SelfieOutcome {
         guard let source = frameSource ?? configuration.frameSource else {
             throw CustosError.invalidConfiguration("no FrameSource configured for the selfie capture")
         }
         let asked = IDVSelfieStartRequest(workflow: .stepUpBiometric, idvAuditTransactionID: transactionID, reason: reason)
-        let outcome = try await confirmAndUpload(asked, bearer: bearer, start: .onGetIDVSelfieProcessStartConfirmation, process: "selfie process") {
+        return try await confirmAndUpload(asked, bearer: bearer, start: .onGetIDVSelfieProcessStartConfirmation, process: "selfie process") {
             id, bearer in try await self.uploadSelfie(id, bearer: bearer, source: source, document: nil)
-        }
-        switch outcome {
-        case .answered(_, let error): return error
-        case .failed(let error): return error
         }
     }
 }

@@ -38,7 +38,7 @@ enum NotificationRoutes {
         }
         routes.on(Endpoints.updateNotification, groups.stepUp) { context, body in
             let answer = try notifications().answer(
-                userID: context.caller.userID, deviceID: context.caller.deviceID, notificationID: try context.parameter("id"),
+                session: context.caller, notificationID: try context.parameter("id"),
                 action: body.action, proof: AnswerProof(number: body.number, password: body.password, signature: body.signature,
                                                         idvTransactionID: body.idvTransactionID))
             return UpdateNotificationResult(statusCode: answer.status, statusMessage: answer.message, notificationUUID: answer.notification.id,

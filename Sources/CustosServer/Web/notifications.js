@@ -421,6 +421,9 @@ function cancelledEnding(flow) {
     { attemptsLeft: flow.attemptsLeft });
 }
 
+/** 110 ends the session (as the seed's SDK logs off); signing in again leads to the password change. */
+const EXPIRED_NOTICE = "Your password has expired and your session has ended: sign in again to set a new one, then answer.";
+
 function lockedEnding(flow, statusMessage) {
   return ending(flow, "Account locked", "error", `${statusMessage ? `${statusMessage} ` : ""}${LOCKED_NOTICE}`,
     { code: 153, statusMessage, attemptsLeft: 0, after: () => endSession(LOCKED_NOTICE) });
@@ -439,7 +442,8 @@ function resultEnding(flow, result) {
     case 401:
       return ending(flow, "Not verified", "error", `${result.status_message} The notification is still pending.`, extra);
     case 110:
-      return ending(flow, "Password expired", "error", "Your password has expired: change it, then answer again. The notification is still pending.", extra);
+      return ending(flow, "Password expired", "error", `${EXPIRED_NOTICE} The notification is still pending.`,
+        { ...extra, after: () => endSession(EXPIRED_NOTICE) });
     case 153:
       return lockedEnding(flow, result.status_message);
     case 600:

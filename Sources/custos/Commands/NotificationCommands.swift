@@ -71,6 +71,9 @@ enum NotificationCommands {
         try ClientOptions.output(arguments, result) {
             var line = "\(result.statusCode): \(result.statusMessage)"
             if let left = result.attemptsLeft { line += " (\(left) attempts left)" }
+            if result.statusCode == .passwordExpired {
+                return [line, "the session has ended: 'custos login' answers 110 with a token for 'custos password change', then sign in again and answer"]
+            }
             return [line]
         }
         switch result.statusCode {
