@@ -32,11 +32,19 @@ public final class CustosClient: Sendable {
         /// Sends the requests (`URLSession.shared` unless the app supplies its own).
         public var exchange: any HTTPExchange
         /// The platform's local authentication (Face ID, a PIN) that unlocks the device key for
-        /// a notification action of level 3; `false` means the user cancelled (error 131, the
+        /// a notification action of level 3 (and of level 1 with `levelOneByLocalAuthentication`)
+        /// and for `authenticateBoundUser`; `false` means the user cancelled (error 131, the
         /// notification stays pending). Nil: the key signs without asking.
         public var localAuthentication: (@Sendable (LocalAuthenticationRequest) async -> Bool)?
         /// The OpenID Connect client this app signs in to (`authenticateBoundUser`, `exchangeToken`).
         public var clientID: String?
+        /// Answers notification actions of level 1 with the device's local authentication (the
+        /// seed's LDA) where the server accepts it (a bound device): `localAuthentication`
+        /// prompts, then the device key signs the notification as shown. Cancelling the prompt is
+        /// error 131 and the action stays open for a retry. The server records such an answer as
+        /// what it proved (level 3, `swk`). Off, without a `localAuthentication` hook, or where
+        /// the server asks for the password only: the password (challenge mode 3).
+        public var levelOneByLocalAuthentication = false
 
         public init(serverURL: URL, timeout: TimeInterval = 30, keyStore: (any DeviceKeyStore)? = nil,
                     eventQueue: DispatchQueue = EventHub.defaultQueue, frameSource: (any FrameSource)? = nil,

@@ -40,6 +40,16 @@ struct SignInFixture {
         return client
     }
 
+    /// A device the password alone binds (the server must allow password registration): its
+    /// key, id and session.
+    func passwordBoundDevice(name: String) async throws -> (key: P256.PrivateKey, deviceID: String, session: String) {
+        let key = try P256.PrivateKey.generate()
+        let jwk = PublicKeyJWK(x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y))
+        let registered: AuthenticationResult = try await RawAPI(base: live.baseURL).post("/v1/devices/register", RegisterDeviceRequest(
+            userID: userID, password: IdentityFlowTests.password, deviceName: name, devicePublicKey: jwk))
+        return (key, try #require(registered.deviceID), try #require(registered.session?.token))
+    }
+
     static func claims(_ jwt: String) throws -> [String: Any] {
         let payload = try #require(Data(base64URLEncoded: String(jwt.split(separator: ".")[1])))
         return try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])

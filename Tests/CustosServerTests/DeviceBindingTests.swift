@@ -150,13 +150,8 @@ import Testing
     func aPasswordBoundDeviceProvesOnlyThePasswordUntilConfirmed(kind: StoreKind) async throws {
         let fixture = try await SignInFixture.make(kind) { $0.identity.passwordRegistration = true }
         defer { fixture.live.stop() }
-        let key = try P256.PrivateKey.generate()
-        let jwk = PublicKeyJWK(x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y))
+        let (key, tabletID, session) = try await fixture.passwordBoundDevice(name: "attacker")
         let api = RawAPI(base: fixture.live.baseURL)
-        let registered: AuthenticationResult = try await api.post("/v1/devices/register", RegisterDeviceRequest(
-            userID: fixture.userID, password: IdentityFlowTests.password, deviceName: "attacker", devicePublicKey: jwk))
-        let tabletID = try #require(registered.deviceID)
-        let session = try #require(registered.session?.token)
         #expect(try await fixture.live.admin().devices(fixture.userID).first { $0.deviceID == tabletID }?.boundBy == "password")
 
         // A level-3 step-up from it is refused before any signature is asked for.
@@ -188,7 +183,8 @@ import Testing
         // A registration code presented with the same key confirms the device.
         let link = try await rp.issueRegistrationCode(fixture.userID)
         let confirmed: AuthenticationResult = try await api.post("/v1/devices/register", RegisterDeviceRequest(
-            userID: fixture.userID, registrationCode: link.registrationCode, deviceName: "attacker", devicePublicKey: jwk))
+            userID: fixture.userID, registrationCode: link.registrationCode, deviceName: "attacker",
+            devicePublicKey: PublicKeyJWK(x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y))))
         #expect(confirmed.deviceID == tabletID)
         #expect(try await fixture.live.admin().devices(fixture.userID).first { $0.deviceID == tabletID }?.boundBy == "registration_code")
         let again = try await api.postRaw("/v1/notifications/\(sent.notificationUUID)/actions", UpdateNotificationRequest(action: "approve"),

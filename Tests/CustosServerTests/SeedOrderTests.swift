@@ -97,8 +97,7 @@ final class EventSequence: Sendable {
             let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
             return (client, userID)
         }()
-        let (_, secret) = try live.apiKeys.create(scope: .rp, label: "bank", actor: "test")
-        let rp = try CustosAdminClient(serverURL: live.baseURL, apiKey: secret, timeout: TestEnvironment.requestTimeout)
+        let rp = try live.admin()
         let created = try await rp.createNotification(CreateNotificationRequest(
             userID: userID, subject: "Payment to ACME Ltd", message: "Approve 120.50 EUR to ACME Ltd?",
             actions: [NotificationAction(label: "Approve", action: "approve", authLevel: AuthLevel(rawValue: level.rawValue))]))

@@ -210,19 +210,25 @@ public struct StepUpChallenge: Codable, Equatable, Sendable {
     /// Level 4: workflow 9 and the transaction started for it (confirm, then upload the selfie).
     public var idvWorkflow: Workflow?
     public var idvAuditTransactionID: String?
+    /// Level 1 from a bound device: the device key's signature over the notification, made
+    /// after the device's local authentication (LDA), answers instead of the password.
+    public var signatureAccepted: Bool?
 
     enum CodingKeys: String, CodingKey {
         case authLevel = "auth_level"
         case challengeMode = "challenge_mode"
         case idvWorkflow = "idv_workflow"
         case idvAuditTransactionID = "idv_audit_transaction_id"
+        case signatureAccepted = "signature_accepted"
     }
 
-    public init(authLevel: AuthLevel, challengeMode: ChallengeMode? = nil, idvWorkflow: Workflow? = nil, idvAuditTransactionID: String? = nil) {
+    public init(authLevel: AuthLevel, challengeMode: ChallengeMode? = nil, idvWorkflow: Workflow? = nil, idvAuditTransactionID: String? = nil,
+                signatureAccepted: Bool? = nil) {
         self.authLevel = authLevel
         self.challengeMode = challengeMode
         self.idvWorkflow = idvWorkflow
         self.idvAuditTransactionID = idvAuditTransactionID
+        self.signatureAccepted = signatureAccepted
     }
 }
 

@@ -70,9 +70,9 @@ extension NotificationService {
         case .none, .appDefined:
             return try finish(context)
         case .password:
-            return try answerWithPassword(context, password: proof.password)
+            return try answerWithPassword(context, password: proof.password, signature: proof.signature)
         case .deviceSignature:
-            return try answerWithDevice(context, deviceID: deviceID, signature: proof.signature)
+            return try answerWithDevice(context, signature: proof.signature)
         case .serverBiometric:
             return try answerWithSelfie(context, transactionID: proof.idvTransactionID)
         default:
@@ -93,11 +93,21 @@ extension NotificationService {
         }
     }
 
-    // MARK: Level 1: the password (challenge mode 3)
+    // MARK: Level 1: the password (challenge mode 3), or the device's local authentication
 
-    private func answerWithPassword(_ context: AnswerContext, password: String?) throws -> NotificationAnswer {
-        let challenge = StepUpChallenge(authLevel: .password, challengeMode: .password)
+    /// Level 1 takes the password, or — from a bound device, after its local authentication
+    /// (the seed's LDA) — the device key's signature over the notification as sent. The
+    /// challenge says when a signature is accepted; one that answers is recorded as what it
+    /// proved (level 3, `swk`), never as the password.
+    private func answerWithPassword(_ context: AnswerContext, password: String?, signature: String?) throws -> NotificationAnswer {
+        let device = try signingDevice(context)
+        let challenge = StepUpChallenge(authLevel: .password, challengeMode: .password, signatureAccepted: device == nil ? nil : true)
         let userID = context.notification.userID
+        if let signature {
+            guard password == nil else { throw StepUpError.invalid("signature", "answers instead of the password, not beside it") }
+            guard let device else { throw IdentityError.deviceNotConfirmed }
+            return try answerWithSignature(context, device: device, signature: signature, challenge: challenge)
+        }
         guard let password else {
             return context.reply(.stepUpRequired, "Enter the password to answer.", attemptsLeft: try identity.attemptsLeft(userID: userID, factor: .credentials),
                                  stepUp: challenge)
@@ -117,10 +127,9 @@ extension NotificationService {
 
     // MARK: Level 3: the bound device's signature over what was shown
 
-    private func answerWithDevice(_ context: AnswerContext, deviceID: String, signature: String?) throws -> NotificationAnswer {
+    private func answerWithDevice(_ context: AnswerContext, signature: String?) throws -> NotificationAnswer {
         let challenge = StepUpChallenge(authLevel: .deviceSignature)
-        let userID = context.notification.userID
-        guard let device = try store.device(id: deviceID), device.userID == userID, !device.isRevoked else {
+        guard let device = try store.device(id: context.deviceID), device.userID == context.notification.userID, !device.isRevoked else {
             throw StepUpError.noBoundDevice
         }
         // A key the password alone bound proves the password, not a bound device.
@@ -128,6 +137,22 @@ extension NotificationService {
         guard let signature else {
             return context.reply(.stepUpRequired, "Sign the notification with the device key.", stepUp: challenge)
         }
+        return try answerWithSignature(context, device: device, signature: signature, challenge: challenge)
+    }
+
+    /// The answering session's device when its key may sign for the user: bound to them, not
+    /// revoked, and bound by more than the password alone.
+    private func signingDevice(_ context: AnswerContext) throws -> Device? {
+        guard let device = try store.device(id: context.deviceID), device.userID == context.notification.userID, !device.isRevoked,
+              device.boundBy.isConfirmed else { return nil }
+        return device
+    }
+
+    /// Judges the device key's signature over the notification as sent: a failure is one of
+    /// the user's shared attempts (401 with `challenge` again, 153 at the last).
+    private func answerWithSignature(_ context: AnswerContext, device: Device, signature: String,
+                                     challenge: StepUpChallenge) throws -> NotificationAnswer {
+        let userID = context.notification.userID
         guard let bytes = Data(base64URLEncoded: signature), bytes.count == 64 else {
             throw StepUpError.invalid("signature", "must be a 64-byte ES256 signature (r||s) in base64url")
         }
@@ -142,7 +167,7 @@ extension NotificationService {
             return context.reply(.credentialsRejected, "The device signature does not cover this notification as sent.",
                                  attemptsLeft: outcome.attemptsLeft, stepUp: challenge)
         }
-        return try finish(context)
+        return try finish(context, achieved: .deviceSignature)
     }
 
     // MARK: Level 4: server biometric (workflow 9)
@@ -183,11 +208,13 @@ extension NotificationService {
 
     // MARK: The end
 
-    private func finish(_ context: AnswerContext) throws -> NotificationAnswer {
+    /// Closes the notification as answered at `achieved`, the level of what was proved (the
+    /// action's own unless a stronger proof answered it).
+    private func finish(_ context: AnswerContext, achieved: AuthLevel? = nil) throws -> NotificationAnswer {
         var answered = context.notification
         answered.status = .answered
         answered.chosenAction = context.action.action
-        answered.achievedLevel = context.action.authLevel
+        answered.achievedLevel = achieved ?? context.action.authLevel
         answered.answeredBy = context.deviceID
         guard let closed = try close(answered, numberMatched: context.numberMatched) else {
             let current = try find(answered.id)

@@ -38,7 +38,9 @@ extension CustosClient {
 
     /// `updateNotification(uuid, action)`: answers a notification with the step-up its action
     /// demands, as the server says — the password (`onGetPassword` with challenge mode 3,
-    /// answered by `setPassword`; asked again while attempts are left), the device key's
+    /// answered by `setPassword`; asked again while attempts are left) or, with
+    /// `levelOneByLocalAuthentication`, the device's local authentication instead (the seed's
+    /// LDA: `localAuthentication` prompts, the key signs; cancelled is error 131), the device key's
     /// signature over the notification as shown (after `localAuthentication`; its cancel is error
     /// 131), or a selfie (`onGetIDVSelfieProcessStartConfirmation` with workflow 9; declining is
     /// error 240). The notification stays pending after a cancel. Emits `onUpdateNotification`
@@ -109,6 +111,15 @@ extension CustosClient {
         var result = try await transport.call(Endpoints.updateNotification, uuid, body: request, bearer: bearer)
         while let stepUp = result.stepUp, result.statusCode == .stepUpRequired || result.statusCode == .credentialsRejected {
             switch stepUp.authLevel {
+            case .password where request.signature != nil:
+                // The server judged the device's signature: a refusal is that answer, never a silent fall back to the password.
+                return (result, nil)
+            case .password where stepUp.signatureAccepted == true && configuration.levelOneByLocalAuthentication
+                && configuration.localAuthentication != nil:
+                guard let signature = try await deviceSignature(shown, action: action, number: number) else {
+                    return (nil, .localAuthenticationCancelled)
+                }
+                request.signature = signature
             case .password:
                 guard let password = try await askPassword(uuid, attemptsLeft: result.attemptsLeft ?? 0) else {
                     // Dismissed after a wrong password, the answer is that 401 (with the attempts left).
@@ -118,16 +129,10 @@ extension CustosClient {
                 request.password = password
             case .deviceSignature:
                 if result.statusCode == .credentialsRejected { return (result, nil) }
-                if let unlock = configuration.localAuthentication,
-                   !(await unlock(LocalAuthenticationRequest(notificationUUID: uuid, action: action, reason: shown.subject))) {
+                guard let signature = try await deviceSignature(shown, action: action, number: number) else {
                     return (nil, .localAuthenticationCancelled)
                 }
-                guard let key = try requireKeyStore().key(for: account(session.userID ?? "")) else {
-                    throw CustosError.invalidConfiguration("this device has no key for the signed-in user")
-                }
-                let content = StepUpContent.bytes(notificationUUID: uuid, action: action, subject: shown.subject, message: shown.message,
-                                                  details: shown.authorizationDetails, number: number)
-                request.signature = try key.sign(content).base64URLEncodedString
+                request.signature = signature
             case .serverBiometric:
                 guard let transactionID = stepUp.idvAuditTransactionID else {
                     throw CustosError.invalidResponse("a server biometric step-up without its transaction")
@@ -152,6 +157,22 @@ extension CustosClient {
             result = try await transport.call(Endpoints.updateNotification, uuid, body: request, bearer: bearer)
         }
         return (result, nil)
+    }
+
+    /// The device key's signature over the notification as shown, after the app's local
+    /// authentication approved it; nil when the user cancelled that prompt (131).
+    private func deviceSignature(_ shown: NotificationInfo, action: String, number: Int?) async throws -> String? {
+        let uuid = shown.notificationUUID
+        if let unlock = configuration.localAuthentication,
+           !(await unlock(LocalAuthenticationRequest(notificationUUID: uuid, action: action, reason: shown.subject))) {
+            return nil
+        }
+        guard let key = try requireKeyStore().key(for: account(session.userID ?? "")) else {
+            throw CustosError.invalidConfiguration("this device has no key for the signed-in user")
+        }
+        let content = StepUpContent.bytes(notificationUUID: uuid, action: action, subject: shown.subject, message: shown.message,
+                                          details: shown.authorizationDetails, number: number)
+        return try key.sign(content).base64URLEncodedString
     }
 
     private func askPassword(_ uuid: String, attemptsLeft: Int) async throws -> String? {
