@@ -258,8 +258,8 @@ class Suite:
         """Every page and file of the app, and the authorization endpoint's page, with their security headers."""
         pages = ["/app/", "/app/index.html"] + [f"/app/{name}" for name in
                  ["app.js", "core.js", "device.js", "devices.js", "selfie.js", "biometric.js", "notifications.js", "passkeys.js", "admin.js",
-                  "authorize.js", "style.css"]]
-        types = {"html": "text/html", "js": "text/javascript", "css": "text/css"}
+                  "authorize.js", "style.css", "favicon.svg"]]
+        types = {"html": "text/html", "js": "text/javascript", "css": "text/css", "svg": "image/svg+xml"}
         for page in pages:
             answer = requests.get(self.base + page, timeout=10)
             self.check(answer.status_code == 200, f"{page} served (200)", answer.status_code)
@@ -363,6 +363,8 @@ class Suite:
         self.click('#selfie-confirm button[data-value="start"]')
         title, fields = self.result_dialog()
         self.check(fields.get("Biometric Result") == "LIVENESS_FAILED", "Biometric Result LIVENESS_FAILED", (title, fields))
+        advice = self.text("#selfie-advice")
+        self.check(len(advice) > 30 and "_" not in advice, "what to do next in plain words", advice)
         self.find('#selfie-result button[data-value="ok"]')
 
     def close_at_confirmation(self):
@@ -371,9 +373,80 @@ class Suite:
         self.click("#start-authentication")
         self.click('#selfie-confirm button[data-value="close"]')
         title, fields = self.result_dialog()
-        self.check("240" in fields.get("Biometric Result", ""), "Biometric Result 240", (title, fields))
-        self.check("cancelled" in title.lower(), "a title saying cancelled", title)
+        self.check(title == "Authentication Error" and fields.get("Reason") == "User Cancelled" and fields.get("Error Code") == "240",
+                   "the seed's cancel alert: Authentication Error, User Cancelled, Error Code: 240", (title, fields))
         self.click('#selfie-result button[data-value="ok"]')
+
+    def lockout_alert_then_sign_out(self):
+        """The fifth failed selfie: the alert says the account is locked, how it ends and who can
+        lift it, and then the app signs out (the server ended the session) with that notice."""
+        self.enrolled_account(self.video("still"))
+        self.open("biometric")
+        for attempt in range(1, 6):
+            self.click("#start-authentication", 60)
+            self.click('#selfie-confirm button[data-value="start"]')
+            title, fields = self.result_dialog()
+            if attempt < 5:
+                self.check(fields.get("Biometric Result") == "LIVENESS_FAILED" and fields.get("Attempts Left") == str(5 - attempt),
+                           f"attempt {attempt}: LIVENESS_FAILED with {5 - attempt} left", (title, fields))
+                self.click('#selfie-result button[data-value="ok"]')
+                WebDriverWait(self.driver, 30).until(EC.invisibility_of_element_located((By.ID, "selfie-result")))
+        notice = self.text("#selfie-locked")
+        self.check(title == "❌ Account locked" and "lifts by itself" in notice and "can lift it sooner" in notice,
+                   "the title Account locked and how the lock ends", (title, notice))
+        self.click('#selfie-result button[data-value="ok"]')
+        self.check("locked" in self.text("#login-notice"), "the sign-in screen saying the account is locked", self.driver.current_url)
+
+    def biometric_errors_as_the_seed_shows_them(self):
+        """A template check and a start that fail: the seed's alerts, the card in its error state."""
+        self.enrolled_account(self.video("still"))
+        self.driver.execute_cdp_cmd("Network.enable", {})
+        self.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/v1/idv/template*"]})
+        self.open("biometric")
+        alert = self.find("#template-check-error")
+        self.check(alert.find_element(By.TAG_NAME, "h2").text == "Template Status Check Error"
+                   and "Failed to check template status" in alert.text, "the seed's Template Status Check Error alert", alert.text)
+        self.find('#template-status-card[data-status-code="error"]')
+        self.check(not self.find("#start-authentication").is_enabled(), "Start Authentication off without a status", "enabled")
+        self.click('#template-check-error button[data-value="ok"]')
+        self.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*/v1/idv/transactions*"]})
+        self.open("dashboard")  # the same URL again would not render the screen again
+        self.open("biometric")
+        self.find('#template-status-card[data-status-code="100"]')
+        self.click("#start-authentication")
+        alert = self.find("#start-error")
+        self.check(alert.find_element(By.TAG_NAME, "h2").text == "Authentication Error" and "Failed to initiate authentication" in alert.text,
+                   "the seed's start failure alert", alert.text)
+        self.click('#start-error button[data-value="ok"]')
+        self.driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": []})
+
+    def newcomer_dashboard_and_phone_menu(self):
+        """`/` tells a newcomer what Custos is and where the activation code comes from; no Admin
+        entry without an admin key; a favicon; a dashboard that starts with opt-in while there is
+        no template; on a phone the menu is one row."""
+        self.launch(self.video("still"))
+        self.driver.get(self.base + "/app/")
+        intro = self.text("#newcomer")
+        self.check("activation code" in intro and "approves" in intro, "a newcomer's introduction", intro)
+        menu = [a.text for a in self.driver.find_elements(By.CSS_SELECTOR, "#menu a")]
+        self.check("Admin" not in menu, "no Admin entry without an admin key", menu)
+        icon = self.driver.find_element(By.CSS_SELECTOR, 'link[rel="icon"]').get_attribute("href")
+        answer = requests.get(icon, timeout=10)
+        self.check(answer.status_code == 200 and answer.headers.get("Content-Type", "").startswith("image/svg+xml"), "the favicon served",
+                   (icon, answer.status_code))
+        self.account(self.video("still"))
+        self.find("#dashboard-optin-first")
+        first = self.driver.find_element(By.CSS_SELECTOR, ".tiles a").get_attribute("id")
+        self.check(first == "tile-optin", "opt-in as the first tile without a template", first)
+        menu = [a.text for a in self.driver.find_elements(By.CSS_SELECTOR, "#menu a")]
+        self.check("🔐 Biometric Authentication" in menu, "the seed's menu label", menu)
+        self.driver.set_window_size(*SIZES["phone"])
+        time.sleep(0.3)
+        height = self.driver.execute_script("return document.getElementById('menu').getBoundingClientRect().height")
+        self.check(height < 60, "the phone's menu one compact row (under 60 px)", f"{height} px")
+        wide = self.driver.execute_script("return document.documentElement.scrollWidth > window.innerWidth")
+        self.check(not wide, "nothing wider than the phone's screen", "a horizontal scroll")
+        self.driver.set_window_size(*SIZES["desktop"])
 
     def notification_with_password(self):
         self.account(self.video("still"))
@@ -615,7 +688,9 @@ class Suite:
         flows = [
             ("headers", self.headers), ("admin_creates_user", self.admin_creates_user), ("activate_opt_in", self.activate_and_opt_in),
             ("authenticate_matched", self.authenticate_matched), ("still_photo_liveness_failed", self.still_photo_fails_liveness),
-            ("close_at_confirmation_240", self.close_at_confirmation), ("notification_password", self.notification_with_password),
+            ("close_at_confirmation_240", self.close_at_confirmation), ("lockout_alert_then_sign_out", self.lockout_alert_then_sign_out),
+            ("biometric_errors_as_the_seed", self.biometric_errors_as_the_seed_shows_them),
+            ("newcomer_dashboard_phone_menu", self.newcomer_dashboard_and_phone_menu), ("notification_password", self.notification_with_password),
             ("notification_device_signature", self.notification_with_device_signature),
             ("notification_wrong_number", self.wrong_number_refused), ("notification_selfie", self.notification_with_selfie),
             ("passkey_register_sign_in", self.passkey_register_and_sign_in),
@@ -623,6 +698,10 @@ class Suite:
             ("admin_audit", self.admin_audit), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out), ("kyc", self.kyc),
             ("devices_listed_and_unbound", self.devices_listed_and_unbound),
         ]
+        # BROWSER_FLOWS=a,b runs only those (for working on them); `make test` runs every flow.
+        only = [name for name in os.environ.get("BROWSER_FLOWS", "").split(",") if name]
+        if only:
+            flows = [flow for flow in flows if flow[0] in only]
         # In a random order each run (BROWSER_SEED repeats one): no flow leans on another's state.
         seed = int(os.environ.get("BROWSER_SEED") or secrets.randbelow(10**6))
         random.Random(seed).shuffle(flows)

@@ -80,7 +80,7 @@ struct WebAppTests {
         let bundled = try #require(WebApp.bundled(), "the resources bundle is not beside the test binary")
         let web = try WebApp(root: bundled)
         for name in ["index.html", "app.js", "core.js", "device.js", "selfie.js", "biometric.js", "notifications.js", "passkeys.js",
-                     "admin.js", "authorize.js", "authorize.html", "style.css"] {
+                     "admin.js", "authorize.js", "authorize.html", "style.css", "favicon.svg"] {
             #expect(web.assets[name] != nil, "\(name) is not in the built web app")
         }
     }

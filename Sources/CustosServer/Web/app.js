@@ -80,8 +80,12 @@ screen("login", {
     if (notice) view.append(banner("info", notice, { id: "login-notice" }));
     const bound = await devices.all();
     view.append(bound.length > 0 ? deviceLoginForm(bound)
-      : h("div", { class: "card stack" },
-        h("p", {}, "This browser is not bound to any account yet."),
+      : h("div", { class: "card stack", id: "newcomer" },
+        h("p", {}, "Custos approves what you do with the services you use: sign-ins, payments, changes to your account. " +
+          "This browser becomes one of your devices; it can then approve requests with your password, its own key, or a live selfie " +
+          "checked against the face template you choose to store here."),
+        h("p", {}, "To start, you need the activation code that the service using Custos gave you (by letter, e-mail or at its desk). " +
+          "This browser is not bound to any account yet."),
         h("p", {}, h("a", { href: "#/activate", class: "button primary", id: "go-activate" }, "Activate with a code"))));
     view.append(passkeyLoginForm(),
       h("p", { class: "muted" }, "Another account? ", h("a", { href: "#/activate" }, "Activate it in this browser"), "."));
@@ -168,20 +172,29 @@ function changeExpiredPassword(userID, oldPassword, token, errors) {
 screen("dashboard", {
   title: "Dashboard",
   session: true,
-  render(view) {
+  async render(view) {
     const session = state.session;
+    // Without a template the biometric screens can do nothing yet: opt-in comes first.
+    const status = await api("GET", "/v1/idv/template", undefined, { auth: "session" }).catch(() => null);
+    const noTemplate = status?.status_code === 600;
+    const optIn = tile("optin", "Biometric opt-in / opt-out", "Store your face template on the server, verify your identity, or delete it.");
+    const tiles = [
+      tile("biometric", "🔐 Biometric Authentication", "Check your face template and authenticate with a live selfie."),
+      tile("notifications", "Notifications", "Approve or reject requests from the services you use."),
+      optIn,
+      tile("passkeys", "Passkeys", "Add a passkey: sign in with it here and in apps that use Custos."),
+      tile("devices", "Devices", "See what is bound to your account, from where, and unbind what you do not recognise."),
+    ];
+    if (noTemplate) tiles.unshift(tiles.splice(tiles.indexOf(optIn), 1)[0]);
     view.append(
       h("section", { class: "card", id: "dashboard-session" },
         h("h2", {}, `Welcome, ${session.userID}`),
         h("dl", { class: "details" },
           h("dt", {}, "Device"), h("dd", {}, session.deviceID),
           h("dt", {}, "Session ends"), h("dd", {}, formatTime(session.expiresAt)))),
-      h("nav", { class: "tiles", "aria-label": "Features" },
-        tile("biometric", "Biometric Authentication", "Check your face template and authenticate with a live selfie."),
-        tile("notifications", "Notifications", "Approve or reject requests from the services you use."),
-        tile("optin", "Biometric opt-in / opt-out", "Store your face template on the server, verify your identity, or delete it."),
-        tile("passkeys", "Passkeys", "Add a passkey: sign in with it here and in apps that use Custos."),
-        tile("devices", "Devices", "See what is bound to your account, from where, and unbind what you do not recognise.")));
+      noTemplate ? banner("info", "Start here: store your face template with a live selfie (biometric opt-in). " +
+        "Biometric authentication and approvals that ask for a selfie need it.", { id: "dashboard-optin-first" }) : null,
+      h("nav", { class: "tiles", "aria-label": "Features" }, tiles));
   },
 });
 

@@ -20,6 +20,18 @@ function statusCard(status) {
     h("p", { class: "muted", id: "template-status-code" }, `Status: ${status.status_message} (Code: ${status.status_code})`));
 }
 
+/** The card when the check itself failed: no status to show, the reason instead. */
+function errorCard(error) {
+  return h("section", { class: "card status error", id: "template-status-card", "data-status-code": "error" },
+    h("h2", {}, "⚠️ Biometric Template Status"),
+    banner("error", `Error: ${errorText(error)}`, { id: "template-banner" }));
+}
+
+/** An error's words, with its code when the server gave one. */
+function errorText(error) {
+  return error?.code ? `${error.message} (${error.code})` : String(error?.message ?? error);
+}
+
 async function templateStatus() {
   return api("GET", "/v1/idv/template", undefined, { auth: "session" });
 }
@@ -46,7 +58,11 @@ screen("biometric", {
         ui.status = await templateStatus();
         ui.card.replaceChildren(statusCard(ui.status));
       } catch (error) {
-        showError(ui.errors, error);
+        // The seed's error state: the card says so, the button stays off, and the alert explains.
+        ui.status = null;
+        ui.card.replaceChildren(errorCard(error));
+        await showDialog({ id: "template-check-error", title: "Template Status Check Error",
+          body: [h("p", {}, `Failed to check template status: ${errorText(error)}`)] });
       } finally {
         ui.checking = false;
         render();
@@ -57,7 +73,14 @@ screen("biometric", {
       ui.errors.replaceChildren();
       render();
       try {
-        const transaction = await api("POST", "/v1/idv/transactions", { workflow: 8, reason: "Server Biometric Authentication" }, { auth: "session" });
+        let transaction;
+        try {
+          transaction = await api("POST", "/v1/idv/transactions", { workflow: 8, reason: "Server Biometric Authentication" }, { auth: "session" });
+        } catch (error) {
+          await showDialog({ id: "start-error", title: "Authentication Error",
+            body: [h("p", {}, `Failed to initiate authentication: ${errorText(error)}`)] });
+          return;
+        }
         if (transaction.result) await showResultDialog(transaction.result, 8);
         else await runSelfie({ transactionID: transaction.idv_audit_transaction_id, workflow: 8, reason: transaction.reason });
       } catch (error) {

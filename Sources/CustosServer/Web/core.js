@@ -231,15 +231,20 @@ export async function show() {
 function renderMenu(active) {
   const nav = document.getElementById("menu");
   const items = state.session
-    ? [["dashboard", "Dashboard"], ["biometric", "Biometric Authentication"], ["notifications", "Notifications"],
+    ? [["dashboard", "Dashboard"], ["biometric", "🔐 Biometric Authentication"], ["notifications", "Notifications"],
        ["optin", "Biometric opt-in / opt-out"], ["passkeys", "Passkeys"], ["devices", "Devices"], ["signout", "Sign out"]]
     : [["login", "Sign in"], ["activate", "Activate"]];
-  items.push(["admin", "Admin"]);
+  // The console is for the operator: listed once an admin key was entered (#/admin opens it).
+  if (state.adminKey || active === "admin") items.push(["admin", "Admin"]);
   nav.replaceChildren(h("ul", {}, items.map(([name, label]) =>
     h("li", {}, h("a", { href: `#/${name}`, id: `menu-${name}`, "aria-current": name === active ? "page" : null }, label)))));
   const who = document.getElementById("who");
   who.textContent = state.session ? `Signed in as ${state.session.userID}` : "Not signed in";
 }
+
+/** What a locked user is told: the lock is the server's (every failed factor counts), it ends by itself, and who can lift it sooner. */
+export const LOCKED_NOTICE = "Too many failed attempts: your account is locked, and your session has ended. " +
+  "The lock lifts by itself after a while (longer after each lock); the service that runs this server can lift it sooner.";
 
 /** Forgets the session (the server's side is ended by the caller, when it can be). */
 export function endSession(notice) {

@@ -4,7 +4,7 @@
 // a live selfie), and the result alert that ends every answer. Also `canonicalJSON`, the rule
 // the device signature is computed over.
 import {
-  api, ApiError, state, h, banner, showError, showDialog, formDialog, screen, endSession, formatTime, base64url, utf8,
+  api, ApiError, state, h, banner, showError, showDialog, formDialog, screen, endSession, formatTime, base64url, utf8, LOCKED_NOTICE,
 } from "./core.js";
 import { devices, signRaw } from "./device.js";
 import { runSelfie } from "./selfie.js";
@@ -14,7 +14,6 @@ const REFRESH_MS = 5000;
 const MAX_ROUNDS = 20;
 /** What each auth level asks of the user. */
 const LEVEL_ASKS = { 0: "none", 1: "password", 2: "an app-defined check", 3: "this device's signature", 4: "a live selfie" };
-const LOCKED_NOTICE = "Too many failed attempts: your account is locked.";
 
 // MARK: canonical JSON
 

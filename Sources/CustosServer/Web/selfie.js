@@ -2,7 +2,7 @@
 // liveness challenge's actions one at a time, frames captured at a steady rate with their
 // capture times, the upload, and the result dialog. Opt-in (10), KYC (6), authentication (8)
 // and the notification step-up (9) all run through `runSelfie`.
-import { api, h, showDialog, navigate, blobBase64 } from "./core.js";
+import { api, h, showDialog, navigate, blobBase64, endSession, LOCKED_NOTICE } from "./core.js";
 
 /** Frames per second captured at most (max_frames may lower it); a video frame is never sent twice. */
 const CAPTURE_FPS = 12;
@@ -133,8 +133,11 @@ async function capture(camera, challenge) {
       if (newFrame && elapsed - lastShot >= interval * 0.9) {
         lastShot = elapsed;
         if (metadata) lastFrame = metadata.presentedFrames;
+        // The time the camera took the frame (or the browser presented it), not when it is drawn
+        // here: a slow phone's stall must not stretch the timing the server checks.
+        const frameTime = metadata?.captureTime ?? metadata?.presentationTime ?? now;
         context.drawImage(camera.video, 0, 0, canvas.width, canvas.height);
-        const capturedAt = Math.round(performance.timeOrigin + performance.now());
+        const capturedAt = Math.round(performance.timeOrigin + frameTime);
         shots.push(new Promise((done, fail) => canvas.toBlob((blob) => (blob ? done({ capturedAt, blob }) : fail(new Error("The frame could not be encoded."))), "image/jpeg", 0.9)));
       }
       if (shots.length >= wanted || elapsed >= duration + interval) resolve();
@@ -163,14 +166,49 @@ function announce(camera, challenge, elapsed, pause, slot) {
   camera.video.dataset.action = action.action;
 }
 
-/** The result alert of the seed's screens: result, use case, transaction id, attempts left. */
+/**
+ * What to do next, in plain words: by the server's liveness reason where it gives one (a
+ * development server does), else by the result alone, which every server gives.
+ */
+const ADVICE_BY_REASON = {
+  no_face: "We could not see your face: hold the device at eye level and keep your whole face in the frame.",
+  multiple_faces: "We saw more than one face: take the selfie alone.",
+  face_too_small: "Your face was too far away: hold the device closer, at eye level.",
+  identity_changed: "The face changed during the capture: keep the same person in front of the camera throughout.",
+  action_missing: "We could not see the movement we asked for — face the light and do each one (a blink, a turn) when asked.",
+  flat_surface: "That looked like a photo or a screen, not a live face: use your own face, in front of the camera.",
+  timing: "The capture's timing was off: keep the app open and in front until it finishes.",
+  replay: "These frames were sent before: take a new selfie.",
+  sequence_reversed: "The frames came in the wrong order: take a new selfie.",
+};
+const ADVICE_BY_RESULT = {
+  LIVENESS_FAILED: "We could not confirm a live face — face the light, keep your face in the frame, and do each movement when asked.",
+  NOT_MATCHED: "The selfie did not match your face template. Take it yourself, in good light, without sunglasses or a mask.",
+};
+
+export function adviceFor(result) {
+  const reason = result.biometric_result?.liveness_reason;
+  return ADVICE_BY_REASON[reason] ?? ADVICE_BY_RESULT[result.biometric_result?.display_text] ?? null;
+}
+
+/**
+ * The result alert of the seed's screens: result, use case, transaction id, attempts left; the
+ * seed's cancel alert for 240. After 153 the session is over: the alert, then sign-in.
+ */
 export async function showResultDialog(result, workflow) {
+  if (result.status_code === 240) {
+    await showDialog({ id: "selfie-result", title: "Authentication Error",
+      body: [h("dl", { class: "details", id: "selfie-result-details" },
+        h("dt", {}, "Reason"), h("dd", { "data-field": "Reason" }, "User Cancelled"),
+        h("dt", {}, "Error Code"), h("dd", { "data-field": "Error Code" }, "240"))],
+      actions: [{ label: "OK", value: "ok", primary: true }] });
+    return;
+  }
   const display = result.biometric_result?.display_text;
   const success = result.status_code === 100 && (display === "MATCHED" || display === "ENROLLED");
   const info = result.idv_audit_info ?? {};
   let title;
-  if (result.status_code === 240) title = "Selfie capture cancelled";
-  else if (result.status_code === 153) title = "❌ Attempts exhausted";
+  if (result.status_code === 153) title = "❌ Account locked";
   else if (result.status_code === 600) title = "⚠️ No biometric template";
   else if (success) title = workflow === 10 ? "✅ Biometric opt-in complete" : workflow === 6 ? "✅ Identity verified" : "✅ Authentication Success";
   else title = workflow === 10 ? "❌ Biometric opt-in failed" : "❌ Authentication Failed";
@@ -182,11 +220,14 @@ export async function showResultDialog(result, workflow) {
   ];
   if (result.biometric_result?.liveness_reason) lines.push(["Liveness", result.biometric_result.liveness_reason]);
   const body = h("dl", { class: "details", id: "selfie-result-details" }, lines.map(([k, v]) => [h("dt", {}, k), h("dd", { "data-field": k }, v)]));
+  const locked = result.status_code === 153;
+  const advice = success ? null : adviceFor(result);
   const choice = await showDialog({
     id: "selfie-result",
     title,
-    body: [body],
+    body: [locked ? h("p", { id: "selfie-locked" }, LOCKED_NOTICE) : null, advice ? h("p", { id: "selfie-advice" }, advice) : null, body],
     actions: success ? [{ label: "Back to Dashboard", value: "dashboard", primary: true }] : [{ label: "OK", value: "ok", primary: true }],
   });
-  if (choice === "dashboard") navigate("dashboard");
+  if (locked) endSession(LOCKED_NOTICE);
+  else if (choice === "dashboard") navigate("dashboard");
 }
