@@ -601,6 +601,21 @@ class Suite:
         self.check("intact" in verdict, "the audit chain verified intact", verdict)
         self.driver.execute_script("document.getElementById('admin-audit').scrollIntoView()")
 
+    def canonical_json_matches_the_golden_cases(self):
+        """The web app's canonicalJSON writes the same bytes as the server's StepUpContent for the
+        shared golden cases (Tests/Fixtures/step-up-content.json, which WireGoldenTests holds Swift to)."""
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Fixtures", "step-up-content.json"), encoding="utf-8") as handle:
+            cases = json.load(handle)["cases"]
+        self.launch(self.video("still"))
+        self.driver.get(self.base + "/app/")
+        written = self.driver.execute_async_script(
+            "const [cases, done] = arguments;"
+            "import('/app/notifications.js').then((m) => done(cases.map((c) => m.canonicalJSON(c.input)))).catch((e) => done(String(e)));",
+            cases)
+        self.check(isinstance(written, list), "canonicalJSON imported and run", written)
+        for case, text in zip(cases, written):
+            self.check(text == case["canonical"], f"{case['name']}: the golden bytes", text)
+
     def hostile_text_stays_text(self):
         """A relying party's texts and a client's name are shown as text, never run as markup."""
         hostile = '<img src=x onerror="window.pwned=1">'
@@ -695,7 +710,7 @@ class Suite:
             ("notification_wrong_number", self.wrong_number_refused), ("notification_selfie", self.notification_with_selfie),
             ("passkey_register_sign_in", self.passkey_register_and_sign_in),
             ("passkey_app_sign_in", self.passkey_app_sign_in), ("oidc_device_sign_in", self.device_sign_in_at_authorization_endpoint),
-            ("admin_audit", self.admin_audit), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out), ("kyc", self.kyc),
+            ("admin_audit", self.admin_audit), ("canonical_json_golden", self.canonical_json_matches_the_golden_cases), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out), ("kyc", self.kyc),
             ("devices_listed_and_unbound", self.devices_listed_and_unbound),
         ]
         # BROWSER_FLOWS=a,b runs only those (for working on them); `make test` runs every flow.

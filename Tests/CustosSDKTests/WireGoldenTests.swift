@@ -65,6 +65,39 @@ import Testing
                 #""payee":"ACME / Co","type":"payment"},"message":"Pay 12.00 EUR?","notification_uuid":"n1","number":42,"subject":"Payment"}"#)
     }
 
+    /// The golden cases the web app's `canonicalJSON` is held to as well (in the browser flows):
+    /// what a device signature covers is the same bytes in Swift and in JavaScript.
+    @Test func stepUpSigningContentMatchesTheSharedGoldenCases() throws {
+        struct Golden: Decodable {
+            struct Case: Decodable {
+                struct Input: Decodable {
+                    let notificationUUID: String, action: String, subject: String, message: String
+                    let authorizationDetails: TransactionDetails?
+                    let number: Int?
+                    enum CodingKeys: String, CodingKey {
+                        case action, subject, message, number
+                        case notificationUUID = "notification_uuid"
+                        case authorizationDetails = "authorization_details"
+                    }
+                }
+                let name: String
+                let input: Input
+                let canonical: String
+            }
+            let cases: [Case]
+        }
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/step-up-content.json")
+        let golden = try JSONDecoder().decode(Golden.self, from: Data(contentsOf: file))
+        #expect(golden.cases.count >= 5)
+        for item in golden.cases {
+            let input = item.input
+            let bytes = StepUpContent.bytes(notificationUUID: input.notificationUUID, action: input.action, subject: input.subject,
+                                            message: input.message, details: input.authorizationDetails, number: input.number)
+            #expect(String(decoding: bytes, as: UTF8.self) == item.canonical, "\(item.name)")
+        }
+    }
+
     /// A newer server's codes decode, keep their value and compare unequal to the known ones.
     @Test func unknownCodesAreKept() throws {
         let json = #"{"attempts":1,"attempts_left":5,"biometric_result":{"display_text":"PARTIAL_MATCH"},"challenge_mode":31,"# +
