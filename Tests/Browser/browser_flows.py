@@ -258,7 +258,7 @@ class Suite:
         """Every page and file of the app, and the authorization endpoint's page, with their security headers."""
         pages = ["/app/", "/app/index.html"] + [f"/app/{name}" for name in
                  ["app.js", "core.js", "device.js", "devices.js", "selfie.js", "biometric.js", "notifications.js", "passkeys.js", "admin.js",
-                  "authorize.js", "style.css", "favicon.svg"]]
+                  "authorize.js", "style.css", "favicon.svg", "documentscan.js"]]
         types = {"html": "text/html", "js": "text/javascript", "css": "text/css", "svg": "image/svg+xml"}
         for page in pages:
             answer = requests.get(self.base + page, timeout=10)
@@ -601,6 +601,37 @@ class Suite:
         self.check("intact" in verdict, "the audit chain verified intact", verdict)
         self.driver.execute_script("document.getElementById('admin-audit').scrollIntoView()")
 
+    def document_scan_and_review(self):
+        """Workflow 7 on its own screen: Close at the confirmation is the 240 alert; the front
+        (the user's own portrait) and a back matched; the relying party reviews both images."""
+        self.enrolled_account(self.video("still"))
+        self.open("documentscan")
+        self.find("#document-front").send_keys(os.path.join(self.frames, "frame_0120.jpg"))
+        self.click("#start-document-scan")
+        self.click('#document-confirm button[data-value="close"]')
+        title, fields = self.result_dialog()
+        self.check(title == "Authentication Error" and fields.get("Error Code") == "240", "Close: the 240 alert", (title, fields))
+        self.click('#selfie-result button[data-value="ok"]')
+        self.find("#document-back").send_keys(os.path.normpath(os.path.join(self.frames, "..", "..", "..", "faces", "profile", "hopper_45.png")))
+        self.click("#start-document-scan")
+        self.click('#document-confirm button[data-value="start"]')
+        title, fields = self.result_dialog()
+        self.check(title == "✅ Document matched" and fields.get("Biometric Result") == "MATCHED", "the document matched", (title, fields))
+        transaction = fields.get("Transaction ID")
+        self.click('#selfie-result button[data-value="dashboard"]')
+        self.open("admin")
+        self.type("#admin-key", self.rp_key)
+        self.click("#admin-key-submit")
+        self.type("#admin-document-transaction", transaction)
+        self.click("#admin-document-review")
+        decision = self.text('#admin-document-verdict dd[data-field="Decision"]')
+        self.check(decision == "MATCHED", "the relying party reads the decision MATCHED", decision)
+        for side in ["front", "back"]:
+            image = self.find(f'#admin-document-result img[data-side="{side}"]')
+            WebDriverWait(self.driver, 10).until(lambda driver: driver.execute_script("return arguments[0].complete", image))
+            width = self.driver.execute_script("return arguments[0].naturalWidth", image)
+            self.check(width > 0, f"the {side} image shown to the relying party", width)
+
     def canonical_json_matches_the_golden_cases(self):
         """The web app's canonicalJSON writes the same bytes as the server's StepUpContent for the
         shared golden cases (Tests/Fixtures/step-up-content.json, which WireGoldenTests holds Swift to)."""
@@ -710,7 +741,8 @@ class Suite:
             ("notification_wrong_number", self.wrong_number_refused), ("notification_selfie", self.notification_with_selfie),
             ("passkey_register_sign_in", self.passkey_register_and_sign_in),
             ("passkey_app_sign_in", self.passkey_app_sign_in), ("oidc_device_sign_in", self.device_sign_in_at_authorization_endpoint),
-            ("admin_audit", self.admin_audit), ("canonical_json_golden", self.canonical_json_matches_the_golden_cases), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out), ("kyc", self.kyc),
+            ("admin_audit", self.admin_audit), ("canonical_json_golden", self.canonical_json_matches_the_golden_cases),
+            ("document_scan_and_review", self.document_scan_and_review), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out), ("kyc", self.kyc),
             ("devices_listed_and_unbound", self.devices_listed_and_unbound),
         ]
         # BROWSER_FLOWS=a,b runs only those (for working on them); `make test` runs every flow.

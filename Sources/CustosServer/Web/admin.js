@@ -120,6 +120,7 @@ function renderConsole() {
     usersSection(),
     devicesSection(),
     auditSection(),
+    documentsSection(),
     notifySection());
   refreshUsers();
 }
@@ -392,6 +393,43 @@ function brokenBanner(answer) {
   const fault = answer.first_break;
   const text = fault ? `Audit chain broken at event ${fault.sequence}: ${fault.reason}` : "Audit chain broken.";
   return banner("error", text);
+}
+
+// MARK: document review
+
+/** A document scan's verdict and its images, by the transaction id the user's result showed. */
+function documentsSection() {
+  const errors = h("div", { id: "admin-document-error" });
+  const result = h("div", { id: "admin-document-result", class: "stack wide" });
+  const input = h("input", { id: "admin-document-transaction", autocomplete: "off", required: true, maxlength: "128" });
+  const button = h("button", { type: "submit", class: "secondary", id: "admin-document-review" }, "Review");
+  const form = h("form", { class: "row", id: "admin-document-form" },
+    h("div", { class: "field" }, h("label", { for: "admin-document-transaction" }, "Transaction id (workflow 7)"), input), button);
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    act(errors, button, () => reviewDocument(input.value.trim(), result));
+  });
+  return section("admin-documents", "Document review", form, errors, result);
+}
+
+async function reviewDocument(transactionID, where) {
+  where.replaceChildren();
+  const path = `/v1/idv/transactions/${encodeURIComponent(transactionID)}`;
+  const verdict = await call("GET", `${path}/verdict`);
+  const images = await Promise.all((verdict.documents ?? []).map(async (side) => {
+    const response = await fetch(`${path}/documents/${encodeURIComponent(side)}`, {
+      headers: { Authorization: `Bearer ${state.adminKey}` }, credentials: "omit", cache: "no-store", redirect: "error",
+    });
+    if (!response.ok) throw new ApiError(response.status, "document_unreadable", `The ${side} image could not be read (${response.status}).`);
+    return h("figure", { class: "document-review" },
+      h("img", { src: URL.createObjectURL(await response.blob()), alt: `The document's ${side}`, "data-side": side }), h("figcaption", {}, side));
+  }));
+  where.replaceChildren(
+    h("dl", { class: "details", id: "admin-document-verdict" },
+      [["User", verdict.user_id], ["Workflow", String(verdict.workflow)], ["Decision", verdict.decision ?? verdict.state],
+       ["Purpose", verdict.purpose], ["Created", formatTime(verdict.created_at)]]
+        .map(([k, v]) => [h("dt", {}, k), h("dd", { "data-field": k }, v ?? "")])),
+    ...(images.length ? images : [h("p", { class: "muted" }, "No images are kept for this transaction (none were sent, or their retention ended).")]));
 }
 
 // MARK: test notification

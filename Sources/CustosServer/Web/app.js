@@ -3,6 +3,7 @@
 import { api, state, h, field, banner, showError, busy, screen, navigate, show, endSession, takeSessionNotice, formatTime, utf8, base64url } from "./core.js";
 import { devices, newKeyPair, signRaw } from "./device.js";
 import "./biometric.js";
+import "./documentscan.js";
 import "./notifications.js";
 import { signInWithPasskey } from "./passkeys.js";
 import "./devices.js";
@@ -182,6 +183,7 @@ screen("dashboard", {
       tile("biometric", "🔐 Biometric Authentication", "Check your face template and authenticate with a live selfie."),
       tile("notifications", "Notifications", "Approve or reject requests from the services you use."),
       optIn,
+      tile("documentscan", "Additional Document Scan", "Add an identity document: its portrait is matched against your template."),
       tile("passkeys", "Passkeys", "Add a passkey: sign in with it here and in apps that use Custos."),
       tile("devices", "Devices", "See what is bound to your account, from where, and unbind what you do not recognise."),
     ];

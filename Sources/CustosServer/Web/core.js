@@ -232,7 +232,7 @@ function renderMenu(active) {
   const nav = document.getElementById("menu");
   const items = state.session
     ? [["dashboard", "Dashboard"], ["biometric", "🔐 Biometric Authentication"], ["notifications", "Notifications"],
-       ["optin", "Biometric opt-in / opt-out"], ["passkeys", "Passkeys"], ["devices", "Devices"], ["signout", "Sign out"]]
+       ["optin", "Biometric opt-in / opt-out"], ["documentscan", "Document scan"], ["passkeys", "Passkeys"], ["devices", "Devices"], ["signout", "Sign out"]]
     : [["login", "Sign in"], ["activate", "Activate"]];
   // The console is for the operator: listed once an admin key was entered (#/admin opens it).
   if (state.adminKey || active === "admin") items.push(["admin", "Admin"]);

@@ -11,6 +11,7 @@ const ACTION_MS = 3000;
 
 const WORKFLOW_TITLES = {
   6: "Identity verification",
+  7: "Additional Document Scan",
   8: "Server Biometric Authentication",
   9: "Approve with a selfie",
   10: "Biometric opt-in",
@@ -210,8 +211,8 @@ export async function showResultDialog(result, workflow) {
   let title;
   if (result.status_code === 153) title = "❌ Account locked";
   else if (result.status_code === 600) title = "⚠️ No biometric template";
-  else if (success) title = workflow === 10 ? "✅ Biometric opt-in complete" : workflow === 6 ? "✅ Identity verified" : "✅ Authentication Success";
-  else title = workflow === 10 ? "❌ Biometric opt-in failed" : "❌ Authentication Failed";
+  else if (success) title = { 10: "✅ Biometric opt-in complete", 6: "✅ Identity verified", 7: "✅ Document matched" }[workflow] ?? "✅ Authentication Success";
+  else title = { 10: "❌ Biometric opt-in failed", 7: "❌ Document not matched" }[workflow] ?? "❌ Authentication Failed";
   const lines = [
     ["Biometric Result", display ?? `${result.status_message} (${result.status_code})`],
     ["Use Case", info.orchestration_use_case ?? "N/A"],
