@@ -27,3 +27,4 @@ isolated FaultsCLITests
 isolated APIFuzzCLITests
 isolated ParserFuzzCLITests
 isolated FaceRobustnessTests
+scripts/check-doc-blocks.sh .build/test/release/custos

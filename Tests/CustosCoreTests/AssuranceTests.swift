@@ -3,7 +3,7 @@ import CustosCore
 import Foundation
 import Testing
 
-/// The assurance table as the README states it: what each acr requires, its amr, its AAL.
+/// The assurance table as docs/security.md states it: what each acr requires, its amr, its AAL.
 @Suite struct AssuranceTests {
     @Test func theTableClaimsOnlyWhatTheServerVerifies() {
         #expect(Assurance.table.map(\.acr) == ["urn:custos:acr:0", "urn:custos:acr:1", "urn:custos:acr:3", "urn:custos:acr:4"])
@@ -24,14 +24,14 @@ import Testing
         #expect(!device.meets(acr: "urn:custos:acr:2") && !device.meets(acr: "urn:custos:acr:9") && !device.meets(acr: "made-up"))
     }
 
-    /// The README's table says what the type says, row by row.
-    @Test func theReadmeStatesTheSameTable() throws {
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("README.md"), encoding: .utf8)
+    /// The table in docs/security.md says what the type says, row by row.
+    @Test func theSecurityGuideStatesTheSameTable() throws {
+        let guide = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs").appendingPathComponent("security.md"), encoding: .utf8)
         for row in Assurance.table {
             let amr = row.amr.isEmpty ? "none" : row.amr.map { "`\($0)`" }.joined(separator: " ")
             let aal = row.aal == 0 ? "none" : "AAL\(row.aal)"
-            #expect(readme.contains("| `\(row.acr)` | \(row.requires) | \(amr) | \(aal) |"), "\(row.acr) missing from the README's table")
+            #expect(guide.contains("| `\(row.acr)` | \(row.requires) | \(amr) | \(aal) |"), "\(row.acr) missing from docs/security.md's table")
         }
     }
 }

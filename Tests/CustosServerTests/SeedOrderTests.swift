@@ -182,7 +182,7 @@ final class EventSequence: Sendable {
         #expect(status == 401, "the server ended the session")
         #expect(try await fixture.rp.notificationResult(created.notificationUUID).status == .pending)
 
-        // What the README tells the user: sign in, change the password with the 110's token, sign in, answer.
+        // What docs/relying-parties.md tells the user: sign in, change the password with the 110's token, sign in, answer.
         let login = try await client.login(userID: fixture.userID, deviceID: fixture.deviceID, password: IdentityFlowTests.password)
         #expect(login.statusCode == 110)
         let changeToken = try #require(login.passwordChangeToken)

@@ -16,7 +16,7 @@ public struct Assurance: Sendable, Equatable {
     public let amr: [String]
     /// NIST SP 800-63B AAL: 0 for none (nothing proved beyond a session).
     public let aal: Int
-    /// What the server verified, in words (the README's table says the same).
+    /// What the server verified, in words (docs/security.md's table says the same).
     public let requires: String
 
     public var acr: String { level.acr }

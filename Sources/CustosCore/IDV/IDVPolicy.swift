@@ -4,7 +4,7 @@ import Foundation
 public struct IDVPolicy: Sendable, Hashable {
     public var liveness = LivenessPolicy()
     /// Descriptor distance at or below which two faces are the same person (`custos eval
-    /// calibrate`, README). On the project's 2211 face pairs `--target-fmr 1e-3` gives 0.6213
+    /// calibrate`, docs/security.md). On the project's 2211 face pairs `--target-fmr 1e-3` gives 0.6213
     /// (2 false matches of 2137); the default stays below the first false match (0.6158) and
     /// above every genuine pair (0.5742): no false match and no false non-match there.
     public static let calibratedThreshold = 0.575
