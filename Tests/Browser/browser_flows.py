@@ -258,7 +258,7 @@ class Suite:
         """Every page and file of the app, and the authorization endpoint's page, with their security headers."""
         pages = ["/app/", "/app/index.html"] + [f"/app/{name}" for name in
                  ["app.js", "core.js", "device.js", "devices.js", "selfie.js", "biometric.js", "notifications.js", "passkeys.js", "admin.js",
-                  "authorize.js", "style.css", "favicon.svg", "documentscan.js"]]
+                  "authorize.js", "style.css", "favicon.svg", "documentscan.js", "contract.js"]]
         types = {"html": "text/html", "js": "text/javascript", "css": "text/css", "svg": "image/svg+xml"}
         for page in pages:
             answer = requests.get(self.base + page, timeout=10)

@@ -80,8 +80,40 @@ struct WebAppTests {
         let bundled = try #require(WebApp.bundled(), "the resources bundle is not beside the test binary")
         let web = try WebApp(root: bundled)
         for name in ["index.html", "app.js", "core.js", "device.js", "selfie.js", "biometric.js", "notifications.js", "passkeys.js",
-                     "admin.js", "authorize.js", "authorize.html", "style.css", "favicon.svg"] {
+                     "admin.js", "authorize.js", "authorize.html", "style.css", "favicon.svg", "documentscan.js", "contract.js"] {
             #expect(web.assets[name] != nil, "\(name) is not in the built web app")
+        }
+    }
+
+    /// contract.js is written from the endpoint table and the contract's codes: every endpoint by
+    /// its name, the codes by theirs.
+    @Test func theContractIsWrittenFromTheEndpointTable() throws {
+        let script = WebContract.javascript()
+        #expect(Set(Endpoints.named.map(\.name)).count == Endpoints.named.count, "a name is in the table twice")
+        for (name, endpoint) in Endpoints.named {
+            #expect(script.contains(#""\#(name)":{"method":"\#(endpoint.method.rawValue)","path":"\#(endpoint.path)"}"#), "\(name) missing")
+        }
+        #expect(script.contains(#""attemptsExhausted":153"#) && script.contains(#""stepUpBiometric":9"#) && script.contains(#""3":"device signature""#))
+        let web = try WebApp(root: try Self.webRoot())
+        #expect(web.assets["contract.js"].map { String(decoding: $0.body, as: UTF8.self) } == script)
+    }
+
+    /// The app's scripts call the API through contract.js only: no path of the API typed again,
+    /// and every endpoint they name is in the table.
+    @Test func theAppsScriptsTypeNoPathOfTheirOwn() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/CustosServer/Web")
+        let names = Set(Endpoints.named.map(\.name))
+        let scripts = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".js") }
+        #expect(scripts.count >= 10)
+        for script in scripts {
+            let text = try String(contentsOf: directory.appendingPathComponent(script), encoding: .utf8)
+            for typed in ["\"/v1/", "`/v1/", "'/v1/", "\"/oauth2/", "`/oauth2/"] {
+                #expect(!text.contains(typed), "\(script) types an API path (\(typed)…): use E.<endpoint> from contract.js")
+            }
+            for match in text.matches(of: /\bE\.([A-Za-z]+)/) {
+                #expect(names.contains(String(match.1)), "\(script) names E.\(match.1), which the endpoint table does not have")
+            }
         }
     }
 }

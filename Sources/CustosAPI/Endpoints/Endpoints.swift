@@ -131,20 +131,37 @@ public enum Endpoints {
     public static let webApp = Endpoint<NoContent, OpaqueBody>(.get, "/app/", .anyone)
     public static let webAsset = Endpoint<NoContent, OpaqueBody>(.get, "/app/{file}", .anyone)
 
-    public static let all: [AnyEndpoint] = [
-        health.erased, readiness.erased, metrics.erased, jwks.erased,
-        ssfConfiguration.erased, createStream.erased, readStreams.erased, updateStream.erased, deleteStream.erased, verifyStream.erased,
-        createAPIKey.erased, apiKeys.erased, revokeAPIKey.erased,
-        createUser.erased, users.erased, user.erased, deleteUser.erased, disableUser.erased, enableUser.erased, unlockUser.erased,
-        issueActivationCode.erased, resetUser.erased, userDevices.erased, revokeDevice.erased, grantEnrollment.erased,
-        issueRegistrationCode.erased, registerDevice.erased, requestDeviceApproval.erased, claimDeviceApproval.erased,
-        activate.erased, loginChallenge.erased, login.erased, changePassword.erased, logout.erased, sessions.erased, revokeSession.erased, myDevices.erased, revokeMyDevice.erased,
-        templateStatus.erased, optOut.erased, initiateIDV.erased, confirmIDV.erased, cancelIDV.erased, submitFrames.erased,
-        submitDocument.erased, verdict.erased, documentImage.erased,
-        createNotification.erased, notificationResult.erased, webhookSecret.erased, notifications.erased, notificationHistory.erased,
-        updateNotification.erased, openIDConfiguration.erased, backchannelAuthentication.erased, token.erased, registerCIBAClient.erased,
-        authorize.erased, userInfo.erased, userInfoPost.erased, revokeToken.erased, introspectToken.erased, beginDeviceSignIn.erased, completeDeviceSignIn.erased,
-        beginPasskeyRegistration.erased, completePasskeyRegistration.erased, beginPasskeyLogin.erased, passkeyLogin.erased, createOIDCClient.erased, oidcClients.erased, oidcClient.erased, deleteOIDCClient.erased,
-        auditEvents.erased, verifyAudit.erased, webRoot.erased, webApp.erased, webAsset.erased,
+    /// Every endpoint with its name here (the web app's contract.js names them so).
+    public static let named: [(name: String, endpoint: AnyEndpoint)] = [
+        ("health", health.erased), ("readiness", readiness.erased), ("metrics", metrics.erased), ("jwks", jwks.erased),
+        ("ssfConfiguration", ssfConfiguration.erased), ("createStream", createStream.erased), ("readStreams", readStreams.erased),
+        ("updateStream", updateStream.erased), ("deleteStream", deleteStream.erased), ("verifyStream", verifyStream.erased),
+        ("createAPIKey", createAPIKey.erased), ("apiKeys", apiKeys.erased), ("revokeAPIKey", revokeAPIKey.erased),
+        ("createUser", createUser.erased), ("users", users.erased), ("user", user.erased), ("deleteUser", deleteUser.erased),
+        ("disableUser", disableUser.erased), ("enableUser", enableUser.erased), ("unlockUser", unlockUser.erased),
+        ("issueActivationCode", issueActivationCode.erased), ("resetUser", resetUser.erased), ("userDevices", userDevices.erased),
+        ("revokeDevice", revokeDevice.erased), ("grantEnrollment", grantEnrollment.erased),
+        ("issueRegistrationCode", issueRegistrationCode.erased), ("registerDevice", registerDevice.erased),
+        ("requestDeviceApproval", requestDeviceApproval.erased), ("claimDeviceApproval", claimDeviceApproval.erased),
+        ("activate", activate.erased), ("loginChallenge", loginChallenge.erased), ("login", login.erased),
+        ("changePassword", changePassword.erased), ("logout", logout.erased), ("sessions", sessions.erased),
+        ("revokeSession", revokeSession.erased), ("myDevices", myDevices.erased), ("revokeMyDevice", revokeMyDevice.erased),
+        ("templateStatus", templateStatus.erased), ("optOut", optOut.erased), ("initiateIDV", initiateIDV.erased),
+        ("confirmIDV", confirmIDV.erased), ("cancelIDV", cancelIDV.erased), ("submitFrames", submitFrames.erased),
+        ("submitDocument", submitDocument.erased), ("verdict", verdict.erased), ("documentImage", documentImage.erased),
+        ("createNotification", createNotification.erased), ("notificationResult", notificationResult.erased),
+        ("webhookSecret", webhookSecret.erased), ("notifications", notifications.erased),
+        ("notificationHistory", notificationHistory.erased), ("updateNotification", updateNotification.erased),
+        ("openIDConfiguration", openIDConfiguration.erased), ("backchannelAuthentication", backchannelAuthentication.erased),
+        ("token", token.erased), ("registerCIBAClient", registerCIBAClient.erased), ("authorize", authorize.erased),
+        ("userInfo", userInfo.erased), ("userInfoPost", userInfoPost.erased), ("revokeToken", revokeToken.erased),
+        ("introspectToken", introspectToken.erased), ("beginDeviceSignIn", beginDeviceSignIn.erased),
+        ("completeDeviceSignIn", completeDeviceSignIn.erased), ("beginPasskeyRegistration", beginPasskeyRegistration.erased),
+        ("completePasskeyRegistration", completePasskeyRegistration.erased), ("beginPasskeyLogin", beginPasskeyLogin.erased),
+        ("passkeyLogin", passkeyLogin.erased), ("createOIDCClient", createOIDCClient.erased), ("oidcClients", oidcClients.erased),
+        ("oidcClient", oidcClient.erased), ("deleteOIDCClient", deleteOIDCClient.erased), ("auditEvents", auditEvents.erased),
+        ("verifyAudit", verifyAudit.erased), ("webRoot", webRoot.erased), ("webApp", webApp.erased), ("webAsset", webAsset.erased),
     ]
+
+    public static let all: [AnyEndpoint] = named.map(\.endpoint)
 }

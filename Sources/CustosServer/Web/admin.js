@@ -2,18 +2,14 @@
 // only, in state.adminKey) and then manages users and their devices, reads and verifies the
 // audit chain, and sends a test step-up notification. Every call goes through api() with the
 // key; a key the server rejects (401 invalid_api_key) sends the page back to the key form.
-import { state, api, ApiError, h, field, banner, showError, showDialog, screen, formatTime } from "./core.js";
+import { state, api, E, ApiError, h, field, banner, showError, showDialog, screen, formatTime } from "./core.js";
+import { authLevel, authLevelNames, pathOf } from "./contract.js";
 
 const USER_PAGE = 50;
 const AUDIT_PAGE = 50;
 const USER_ID_PATTERN = "[A-Za-z0-9._@+\\-]{1,128}"; // ^…$ is implied; "-" escaped for the v flag
-const LEVELS = [
-  [0, "no step-up"],
-  [1, "password"],
-  [3, "device signature"],
-  [4, "server biometric"],
-];
-const LEVEL_NAMES = { 0: "no step-up", 1: "password", 2: "app-defined", 3: "device signature", 4: "server biometric" };
+/** The levels a test notification may ask for (app-defined is off unless the server enables it). */
+const LEVELS = [authLevel.none, authLevel.password, authLevel.deviceSignature, authLevel.serverBiometric].map((level) => [level, authLevelNames[level]]);
 
 /** The element the screen renders into, and the console's parts while it is shown. */
 let root = null;
@@ -29,12 +25,10 @@ function render(view) {
 
 // MARK: API access
 
-/** An API call with the admin key. */
-function call(method, path, body) {
-  return api(method, path, body, { auth: "admin" });
+/** An API call with the admin key: `options` as `api` takes them. */
+function call(endpoint, options = {}) {
+  return api(endpoint, { ...options, auth: "admin" });
 }
-
-const userPath = (userID) => `/v1/users/${encodeURIComponent(userID)}`;
 
 function isKeyRejected(error) {
   return error instanceof ApiError && error.status === 401 && error.code === "invalid_api_key";
@@ -93,7 +87,7 @@ async function useKey(key) {
   if (!key) throw new Error("Enter an API key.");
   state.adminKey = key;
   try {
-    await call("GET", "/v1/users?limit=1");
+    await call(E.users, { query: { limit: "1" } });
   } catch (error) {
     state.adminKey = null;
     throw error;
@@ -175,7 +169,7 @@ function usersSection() {
 
 async function createUser(form) {
   const userID = form.querySelector("#admin-new-user").value.trim();
-  const created = await call("POST", "/v1/users", { user_id: userID });
+  const created = await call(E.createUser, { body: { user_id: userID } });
   showActivation(created.activation, created.user.user_id);
   setStatus(`User ${created.user.user_id} created.`);
   form.reset();
@@ -202,7 +196,7 @@ async function loadUsers(more) {
   const query = new URLSearchParams();
   query.set("limit", String(more ? USER_PAGE : Math.min(500, Math.max(USER_PAGE, ui.userCount))));
   if (more && ui.usersNext) query.set("after", ui.usersNext);
-  const page = await call("GET", `/v1/users?${query}`);
+  const page = await call(E.users, { query });
   const rows = page.users.map(userRow);
   if (more) ui.userBody.append(...rows); else ui.userBody.replaceChildren(...rows);
   ui.userCount = (more ? ui.userCount : 0) + page.users.length;
@@ -238,16 +232,16 @@ function userRow(user) {
       button("devices secondary", "Devices", () => showDevices(id), ui.devicesError))));
 }
 
-/** POST /v1/users/{id}/{action} (unlock, enable, disable), then the table again. */
+/** Unlocks, enables or disables the user, then shows the table again. */
 async function userAction(userID, action, outcome) {
-  await call("POST", `${userPath(userID)}/${action}`);
+  await call({ unlock: E.unlockUser, enable: E.enableUser, disable: E.disableUser }[action], { params: [userID] });
   setStatus(outcome);
   await loadUsers(false);
   focusUserRow(userID);
 }
 
 async function newActivationCode(userID) {
-  const activation = await call("POST", `${userPath(userID)}/activation-code`);
+  const activation = await call(E.issueActivationCode, { params: [userID] });
   showActivation(activation, userID);
   setStatus(`New activation code issued for ${userID}; earlier codes no longer work.`);
   await loadUsers(false);
@@ -280,7 +274,7 @@ async function showDevices(userID) {
 
 async function loadDevices(userID) {
   ui.devicesError.replaceChildren();
-  const list = await call("GET", `${userPath(userID)}/devices`);
+  const list = await call(E.userDevices, { params: [userID] });
   ui.devicesUser = userID;
   ui.devicesFor.replaceChildren(list.devices.length
     ? `Devices of ${userID} (revoked ones included):`
@@ -315,7 +309,7 @@ async function revokeDevice(device) {
     dismissValue: "cancel",
   });
   if (choice !== "revoke") return;
-  await call("DELETE", `${userPath(device.user_id)}/devices/${encodeURIComponent(device.device_id)}`);
+  await call(E.revokeDevice, { params: [device.user_id, device.device_id] });
   setStatus(`Device “${device.name}” of ${device.user_id} revoked.`);
   await loadDevices(device.user_id);
   ui.deviceWrap.focus();
@@ -355,7 +349,7 @@ async function loadAudit(more) {
   if (ui.auditUser) query.set("user", ui.auditUser);
   if (ui.auditActor) query.set("actor", ui.auditActor);
   if (more && ui.auditNext !== null) query.set("after", String(ui.auditNext));
-  const page = await call("GET", `/v1/admin/audit?${query}`);
+  const page = await call(E.auditEvents, { query });
   const rows = page.events.map(auditRow);
   if (more) ui.auditBody.append(...rows); else ui.auditBody.replaceChildren(...rows);
   ui.auditNext = page.next_after ?? null;
@@ -379,7 +373,7 @@ function auditRow(event) {
 
 async function verifyAudit() {
   ui.auditResult.replaceChildren();
-  const answer = await call("POST", "/v1/admin/audit/verify");
+  const answer = await call(E.verifyAudit);
   ui.auditResult.replaceChildren(answer.intact ? intactBanner(answer) : brokenBanner(answer));
 }
 
@@ -414,10 +408,9 @@ function documentsSection() {
 
 async function reviewDocument(transactionID, where) {
   where.replaceChildren();
-  const path = `/v1/idv/transactions/${encodeURIComponent(transactionID)}`;
-  const verdict = await call("GET", `${path}/verdict`);
+  const verdict = await call(E.verdict, { params: [transactionID] });
   const images = await Promise.all((verdict.documents ?? []).map(async (side) => {
-    const response = await fetch(`${path}/documents/${encodeURIComponent(side)}`, {
+    const response = await fetch(pathOf(E.documentImage, [transactionID, side]), {
       headers: { Authorization: `Bearer ${state.adminKey}` }, credentials: "omit", cache: "no-store", redirect: "error",
     });
     if (!response.ok) throw new ApiError(response.status, "document_unreadable", `The ${side} image could not be read (${response.status}).`);
@@ -469,7 +462,7 @@ async function sendNotification(form) {
   const level = Number(value("admin-notify-level"));
   const numberMatching = form.querySelector("#admin-notify-number").checked;
   ui.notifyResult.replaceChildren();
-  const created = await call("POST", "/v1/notifications", {
+  const created = await call(E.createNotification, { body: {
     user_id: value("admin-notify-user").trim(),
     subject: value("admin-notify-subject"),
     message: value("admin-notify-message"),
@@ -478,7 +471,7 @@ async function sendNotification(form) {
       { label: "Reject", action: "reject", auth_level: 0 },
     ],
     number_matching: numberMatching,
-  });
+  } });
   ui.notification = created.notification_uuid;
   showNotification(created);
   setStatus(`Notification ${created.notification_uuid} sent.`);
@@ -499,7 +492,7 @@ function showNotification(created) {
 }
 
 async function checkNotification(uuid) {
-  const result = await call("GET", `/v1/notifications/${encodeURIComponent(uuid)}/result`);
+  const result = await call(E.notificationResult, { params: [uuid] });
   const kind = result.status === "answered" ? "ok" : result.status === "pending" ? "info" : "error";
   ui.notifyOutcome.replaceChildren(banner(kind, resultText(result), { id: "admin-notify-status" }));
 }
@@ -508,7 +501,7 @@ function resultText(result) {
   const parts = [`Status: ${result.status}`];
   if (result.action) parts.push(`action: ${result.action}`);
   if (result.auth_level !== undefined && result.auth_level !== null) {
-    parts.push(`level: ${result.auth_level} (${LEVEL_NAMES[result.auth_level] ?? "unknown"})`);
+    parts.push(`level: ${result.auth_level} (${authLevelNames[result.auth_level] ?? "unknown"})`);
   }
   if (result.amr?.length) parts.push(`amr: ${result.amr.join(" ")}`);
   if (result.answered_at) parts.push(`answered ${formatTime(result.answered_at)}`);

@@ -1,7 +1,8 @@
 // The app's entry: activation, sign-in with this browser's device key, the password change a
 // 110 answer asks for, the dashboard, sign-out. Importing the other screens registers them.
-import { api, state, h, field, banner, showError, busy, screen, navigate, show, endSession, takeSessionNotice, formatTime, utf8, base64url } from "./core.js";
+import { api, E, state, h, field, banner, showError, busy, screen, navigate, show, endSession, takeSessionNotice, formatTime, utf8, base64url } from "./core.js";
 import { devices, newKeyPair, signRaw } from "./device.js";
+import { status as code } from "./contract.js";
 import "./biometric.js";
 import "./documentscan.js";
 import "./notifications.js";
@@ -56,10 +57,10 @@ screen("activate", {
       button.textContent = "Activating…";
       try {
         const keys = await newKeyPair();
-        const result = await api("POST", "/v1/activate", {
+        const result = await api(E.activate, { body: {
           user_id: userID, activation_code: value("activate-code").trim(), password: value("activate-password"),
           device_name: value("activate-device").trim() || browserName(), device_public_key: keys.publicJWK,
-        });
+        } });
         if (result.status_code !== 100) throw new Error(outcomeMessage(result));
         await devices.put({ userID, deviceID: result.device_id, name: value("activate-device"), ...keys, passkeys: [] });
         startSession(result);
@@ -119,7 +120,7 @@ function passkeyLoginForm() {
     h("button", { type: "submit", class: "secondary", id: "login-passkey" }, "Sign in with a passkey"));
   submitting(form, "#login-passkey", errors, async () => {
     const result = await signInWithPasskey(form.querySelector("#passkey-login-password").value);
-    if (result.status_code === 100) return startSession(result);
+    if (result.status_code === code.success) return startSession(result);
     throw new Error(outcomeMessage(result));
   });
   return form;
@@ -135,16 +136,16 @@ function submitting(form, buttonSelector, errors, work) {
 
 async function signIn(userID, password, errors) {
   const record = await devices.get(userID);
-  const challenge = await api("POST", "/v1/login/challenge", { user_id: userID, device_id: record.deviceID });
+  const challenge = await api(E.loginChallenge, { body: { user_id: userID, device_id: record.deviceID } });
   if (challenge.password_required && !password) {
     throw new Error("Enter your password: the server asks for it at this sign-in.");
   }
   const signature = base64url(await signRaw(record.privateKey, utf8(challenge.nonce)));
   const body = { user_id: userID, device_id: record.deviceID, nonce: challenge.nonce, signature };
   if (password) body.password = password;
-  const result = await api("POST", "/v1/login", body);
-  if (result.status_code === 100) return startSession(result);
-  if (result.status_code === 110) return changeExpiredPassword(userID, password, result.password_change_token, errors);
+  const result = await api(E.login, { body });
+  if (result.status_code === code.success) return startSession(result);
+  if (result.status_code === code.passwordExpired) return changeExpiredPassword(userID, password, result.password_change_token, errors);
   throw new Error(outcomeMessage(result));
 }
 
@@ -159,9 +160,9 @@ function changeExpiredPassword(userID, oldPassword, token, errors) {
     event.preventDefault();
     const newPassword = form.querySelector("#change-new").value;
     try {
-      const result = await api("POST", "/v1/password/change", {
+      const result = await api(E.changePassword, { body: {
         user_id: userID, old_password: oldPassword, new_password: newPassword, password_change_token: token,
-      });
+      } });
       if (result.status_code !== 100) throw new Error(outcomeMessage(result));
       await signIn(userID, newPassword, errors);
     } catch (error) {
@@ -176,8 +177,8 @@ screen("dashboard", {
   async render(view) {
     const session = state.session;
     // Without a template the biometric screens can do nothing yet: opt-in comes first.
-    const status = await api("GET", "/v1/idv/template", undefined, { auth: "session" }).catch(() => null);
-    const noTemplate = status?.status_code === 600;
+    const status = await api(E.templateStatus, { auth: "session" }).catch(() => null);
+    const noTemplate = status?.status_code === code.noTemplate;
     const optIn = tile("optin", "Biometric opt-in / opt-out", "Store your face template on the server, verify your identity, or delete it.");
     const tiles = [
       tile("biometric", "🔐 Biometric Authentication", "Check your face template and authenticate with a live selfie."),
@@ -208,7 +209,7 @@ screen("signout", {
   title: "Sign out",
   session: true,
   async render() {
-    await api("POST", "/v1/logout", undefined, { auth: "session" }).catch(() => {});
+    await api(E.logout, { auth: "session" }).catch(() => {});
     endSession("You are signed out.");
   },
 });

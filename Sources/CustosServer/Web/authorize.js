@@ -1,7 +1,7 @@
 // The OpenID authorization endpoint's sign-in and consent page. The server checked the request
 // before serving this page; the user signs in with this browser's device key or a passkey, which
 // answers the bound-device sign-in challenge, and the browser goes back to the app with the code.
-import { api, h, banner, showError } from "./core.js";
+import { api, E, h, banner, showError } from "./core.js";
 import { devices, deviceAssertion, passkeyAssertion } from "./device.js";
 
 const SCOPES = {
@@ -39,9 +39,9 @@ async function signIn(button, errors, deviceID, assert) {
   for (const other of document.querySelectorAll("button")) other.disabled = true;
   button.textContent = "Signing in…";
   try {
-    const challenge = await api("POST", "/v1/oidc/device-sign-in", { device_id: deviceID, ...authorizationRequest() });
+    const challenge = await api(E.beginDeviceSignIn, { body: { device_id: deviceID, ...authorizationRequest() } });
     const assertion = await assert(challenge);
-    const answer = await api("POST", `/v1/oidc/device-sign-in/${encodeURIComponent(challenge.authorization_id)}/assertion`, assertion);
+    const answer = await api(E.completeDeviceSignIn, { params: [challenge.authorization_id], body: assertion });
     errors.replaceChildren(banner("ok", `Signed in. Returning to ${clientName}…`, { id: "authorize-done" }));
     location.assign(answer.location);
   } catch (error) {

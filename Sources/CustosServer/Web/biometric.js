@@ -1,6 +1,7 @@
 // Server biometrics: the Biometric Authentication screen of the seed (the template status card
 // and banner, the Start Authentication button's states), and opt-in / KYC / opt-out.
-import { api, h, banner, showError, showDialog, screen, blobBase64, busy } from "./core.js";
+import { api, E, h, banner, showError, showDialog, screen, blobBase64, busy } from "./core.js";
+import { status as code, workflow } from "./contract.js";
 import { runSelfie, showResultDialog } from "./selfie.js";
 
 /** The consent text's version: the server records which text the user accepted. */
@@ -10,7 +11,7 @@ const CONSENT_TEXT = "I agree that a template of my face is computed from a live
 
 /** The template status card: green banner for 100, red with the opt-in note for 600. */
 function statusCard(status) {
-  const exists = status.status_code === 100;
+  const exists = status.status_code === code.success;
   return h("section", { class: `card status ${exists ? "ok" : "error"}`, id: "template-status-card", "data-status-code": status.status_code },
     h("h2", {}, exists ? "✅ Biometric Template Status" : "⚠️ Biometric Template Status"),
     banner(exists ? "ok" : "error",
@@ -33,7 +34,7 @@ function errorText(error) {
 }
 
 async function templateStatus() {
-  return api("GET", "/v1/idv/template", undefined, { auth: "session" });
+  return api(E.templateStatus, { auth: "session" });
 }
 
 let refreshOnReturn = null;
@@ -75,14 +76,14 @@ screen("biometric", {
       try {
         let transaction;
         try {
-          transaction = await api("POST", "/v1/idv/transactions", { workflow: 8, reason: "Server Biometric Authentication" }, { auth: "session" });
+          transaction = await api(E.initiateIDV, { body: { workflow: workflow.serverBiometricAuthentication, reason: "Server Biometric Authentication" }, auth: "session" });
         } catch (error) {
           await showDialog({ id: "start-error", title: "Authentication Error",
             body: [h("p", {}, `Failed to initiate authentication: ${errorText(error)}`)] });
           return;
         }
-        if (transaction.result) await showResultDialog(transaction.result, 8);
-        else await runSelfie({ transactionID: transaction.idv_audit_transaction_id, workflow: 8, reason: transaction.reason });
+        if (transaction.result) await showResultDialog(transaction.result, workflow.serverBiometricAuthentication);
+        else await runSelfie({ transactionID: transaction.idv_audit_transaction_id, workflow: workflow.serverBiometricAuthentication, reason: transaction.reason });
       } catch (error) {
         showError(ui.errors, error);
       } finally {
@@ -104,7 +105,7 @@ screen("biometric", {
 
 /** The seed's button states: checking, authenticating, disabled with its note, enabled. */
 function updateButton(ui) {
-  const exists = ui.status?.status_code === 100;
+  const exists = ui.status?.status_code === code.success;
   if (ui.checking) {
     ui.button.textContent = "Checking Template Status...";
     ui.button.disabled = true;
@@ -145,9 +146,9 @@ screen("optin", {
 
     const optIn = h("button", { type: "button", class: "primary", id: "start-optin" }, "Opt in with a live selfie");
     run(optIn, async () => {
-      const transaction = await api("POST", "/v1/idv/transactions",
-        { workflow: 10, consent: requireConsent(), reason: "Biometric opt-in" }, { auth: "session" });
-      await runSelfie({ transactionID: transaction.idv_audit_transaction_id, workflow: 10, reason: transaction.reason });
+      const transaction = await api(E.initiateIDV,
+        { body: { workflow: workflow.biometricOptIn, consent: requireConsent(), reason: "Biometric opt-in" }, auth: "session" });
+      await runSelfie({ transactionID: transaction.idv_audit_transaction_id, workflow: workflow.biometricOptIn, reason: transaction.reason });
     });
 
     const documentInput = h("input", { type: "file", id: "kyc-document", accept: "image/jpeg,image/png", capture: "environment" });
@@ -156,9 +157,9 @@ screen("optin", {
       const file = documentInput.files?.[0];
       if (!file) throw new Error("Choose or take a photo of your identity document first.");
       const documentImage = await blobBase64(file);
-      const transaction = await api("POST", "/v1/idv/transactions",
-        { workflow: 6, consent: requireConsent(), reason: "Identity verification" }, { auth: "session" });
-      await runSelfie({ transactionID: transaction.idv_audit_transaction_id, workflow: 6, reason: transaction.reason, documentImage });
+      const transaction = await api(E.initiateIDV,
+        { body: { workflow: workflow.kyc, consent: requireConsent(), reason: "Identity verification" }, auth: "session" });
+      await runSelfie({ transactionID: transaction.idv_audit_transaction_id, workflow: workflow.kyc, reason: transaction.reason, documentImage });
     });
 
     const optOut = h("button", { type: "button", class: "danger", id: "optout" }, "Opt out: delete my template");
@@ -169,8 +170,8 @@ screen("optin", {
         actions: [{ label: "Cancel", value: "cancel" }, { label: "Delete", value: "delete", primary: true }],
       });
       if (choice !== "delete") return;
-      const status = await api("DELETE", "/v1/idv/template", undefined, { auth: "session" });
-      await showDialog({ id: "optout-result", title: status.status_code === 100 ? "Template deleted" : "No template to delete",
+      const status = await api(E.optOut, { auth: "session" });
+      await showDialog({ id: "optout-result", title: status.status_code === code.success ? "Template deleted" : "No template to delete",
         body: [h("p", {}, `${status.status_message} (Code: ${status.status_code})`)] });
     });
 

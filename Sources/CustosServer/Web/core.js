@@ -1,5 +1,9 @@
 // The web app's shared parts: the API client, the in-memory session, DOM building,
 // dialogs, and the screen registry. Every other module imports from here.
+import { endpoints, pathOf } from "./contract.js";
+
+/** The API's endpoints by name, as the server routes them. */
+export const E = endpoints;
 
 /** The signed-in session and the admin key: in memory only, gone when the page closes. */
 export const state = {
@@ -18,10 +22,16 @@ export class ApiError extends Error {
 }
 
 /**
- * Calls the API. `auth`: "session" sends the session token, "admin" the API key, none
- * sends nothing. JSON bodies only; answers are parsed JSON (null for 204).
+ * Calls `endpoint`, an entry of contract.js's table (`E.activate`, written by the server from
+ * its own endpoint table): `params` fill its `{…}` segments in order, `query` (an object or
+ * URLSearchParams) follows `?`. `auth`: "session" sends the session token, "admin" the API
+ * key, none sends nothing. JSON bodies only; answers are parsed JSON (null for 204).
  */
-export async function api(method, path, body, { auth = null } = {}) {
+export async function api(endpoint, { params = [], query = null, body, auth = null } = {}) {
+  const method = endpoint.method;
+  let path = pathOf(endpoint, params);
+  const search = query ? new URLSearchParams(query).toString() : "";
+  if (search) path += `?${search}`;
   const headers = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
   if (auth === "session") {

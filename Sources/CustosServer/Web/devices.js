@@ -2,7 +2,7 @@
 // kind of key, how, when and from where it was bound, and its last use, and unbinds any of them
 // with the password again (a stolen session alone unbinds nothing). A new device joins by the
 // approval that arrives under Notifications, with the number it shows typed there.
-import { api, state, h, banner, showError, formDialog, screen, formatTime, endSession } from "./core.js";
+import { api, E, state, h, banner, showError, formDialog, screen, formatTime, endSession } from "./core.js";
 
 const BOUND_BY = {
   activation: "the activation code",
@@ -29,8 +29,8 @@ screen("devices", {
       h("section", { class: "card" }, h("h2", {}, "Sessions"), sessions));
     const refresh = async () => {
       const [bound, open] = await Promise.all([
-        api("GET", "/v1/devices", undefined, { auth: "session" }),
-        api("GET", "/v1/sessions", undefined, { auth: "session" }),
+        api(E.myDevices, { auth: "session" }),
+        api(E.sessions, { auth: "session" }),
       ]);
       list.replaceChildren(h("ul", { class: "stack" }, bound.devices.map((device) => deviceItem(device, errors, refresh))));
       sessions.replaceChildren(open.sessions.length === 0 ? h("p", { class: "muted" }, "No session.")
@@ -67,8 +67,7 @@ async function revoke(device, here, errors, refresh) {
   });
   if (!answer) return;
   try {
-    const result = await api("POST", `/v1/devices/${encodeURIComponent(device.device_id)}/revoke`,
-      { password: answer["device-revoke-password"] }, { auth: "session" });
+    const result = await api(E.revokeMyDevice, { params: [device.device_id], body: { password: answer["device-revoke-password"] }, auth: "session" });
     if (result.status_code !== 100) throw new Error(`Not unbound: ${result.status_message} Attempts left: ${result.attempts_left}.`);
     if (here) return endSession("This browser was unbound.");
     errors.replaceChildren(banner("ok", `“${device.name}” is unbound.`, { id: "device-revoked" }));

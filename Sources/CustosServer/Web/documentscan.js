@@ -3,7 +3,8 @@
 // device, the seed's start confirmation, the upload, and the result: MATCHED when the portrait
 // matches the user's template, NOT_MATCHED otherwise (one attempt used), 600 without a template.
 // The relying party reads the images back by API key (the Admin screen's document review).
-import { api, h, showDialog, screen, blobBase64, busy } from "./core.js";
+import { api, E, h, showDialog, screen, blobBase64, busy } from "./core.js";
+import { workflow } from "./contract.js";
 import { showResultDialog } from "./selfie.js";
 
 const SIDES = [["front", "Front (the page with your portrait)", true], ["back", "Back (if your document has one)", false]];
@@ -39,24 +40,24 @@ async function scan(inputs) {
   const front = inputs.front.files?.[0];
   if (!front) throw new Error("Take or choose a photo of the document's front first.");
   const back = inputs.back.files?.[0];
-  const transaction = await api("POST", "/v1/idv/transactions", { workflow: 7, reason: "Additional Document Scan" }, { auth: "session" });
-  if (transaction.result) return showResultDialog(transaction.result, 7);
-  const path = `/v1/idv/transactions/${encodeURIComponent(transaction.idv_audit_transaction_id)}`;
+  const transaction = await api(E.initiateIDV, { body: { workflow: workflow.additionalDocumentScan, reason: "Additional Document Scan" }, auth: "session" });
+  if (transaction.result) return showResultDialog(transaction.result, workflow.additionalDocumentScan);
+  const on = { params: [transaction.idv_audit_transaction_id], auth: "session" };
   const choice = await showDialog({
     id: "document-confirm", title: "Additional Document Scan",
     body: [h("p", {}, `For: ${transaction.reason}`), h("p", {}, "The document's images are sent to the server and kept for review.")],
     actions: [{ label: "Close", value: "close" }, { label: "Start Document Scan", value: "start", primary: true }],
     dismissValue: "close",
   });
-  if (choice !== "start") return showResultDialog(await api("POST", `${path}/cancel`, undefined, { auth: "session" }), 7);
-  const capture = await api("POST", `${path}/confirm`, undefined, { auth: "session" });
+  if (choice !== "start") return showResultDialog(await api(E.cancelIDV, on), workflow.additionalDocumentScan);
+  const capture = await api(E.confirmIDV, on);
   for (const file of [front, back].filter(Boolean)) {
     if (file.size > capture.max_image_bytes) {
-      await api("POST", `${path}/cancel`, undefined, { auth: "session" }).catch(() => {});
+      await api(E.cancelIDV, on).catch(() => {});
       throw new Error(`${file.name} is larger than ${Math.floor(capture.max_image_bytes / 1048576)} MB: take a smaller photo.`);
     }
   }
   const body = { front_image: await blobBase64(front) };
   if (back) body.back_image = await blobBase64(back);
-  return showResultDialog(await api("POST", `${path}/document`, body, { auth: "session" }), 7);
+  return showResultDialog(await api(E.submitDocument, { ...on, body }), workflow.additionalDocumentScan);
 }

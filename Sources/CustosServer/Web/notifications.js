@@ -4,10 +4,11 @@
 // a live selfie), and the result alert that ends every answer. Also `canonicalJSON`, the rule
 // the device signature is computed over.
 import {
-  api, ApiError, state, h, banner, showError, showDialog, formDialog, screen, endSession, formatTime, base64url, utf8, LOCKED_NOTICE,
+  api, E, ApiError, state, h, banner, showError, showDialog, formDialog, screen, endSession, formatTime, base64url, utf8, LOCKED_NOTICE,
 } from "./core.js";
 import { devices, signRaw } from "./device.js";
 import { runSelfie } from "./selfie.js";
+import { authLevel, challengeMode, status as code, workflow } from "./contract.js";
 
 const REFRESH_MS = 5000;
 /** More answers than this in one flow means something is wrong: stop and say so. */
@@ -102,8 +103,8 @@ async function load(current, announce) {
   current.history.setAttribute("aria-busy", "true");
   try {
     const [pending, history] = await Promise.all([
-      api("GET", "/v1/notifications", undefined, { auth: "session" }),
-      api("GET", "/v1/notifications/history", undefined, { auth: "session" }),
+      api(E.notifications, { auth: "session" }),
+      api(E.notificationHistory, { auth: "session" }),
     ]);
     if (page !== current) return;
     renderList(current, "pending", pending.notifications ?? []);
@@ -341,26 +342,26 @@ async function answer(flow) {
 
 function post(flow, body) {
   const uuid = encodeURIComponent(flow.notification.notification_uuid);
-  return api("POST", `/v1/notifications/${uuid}/actions`, body, { auth: "session" });
+  return api(E.updateNotification, { params: [uuid], body, auth: "session" });
 }
 
-const needsProof = (result) => Boolean(result.step_up) && (result.status_code === 102 || result.status_code === 401);
+const needsProof = (result) => Boolean(result.step_up) && (result.status_code === code.stepUpRequired || result.status_code === code.credentialsRejected);
 
 /** The proof the step-up asks for: {password} | {signature} | {idv_audit_transaction_id} | {ending}. */
 async function prove(flow, result) {
   const stepUp = result.step_up;
   if (result.attempts_left !== undefined) flow.attemptsLeft = result.attempts_left;
-  if (stepUp.challenge_mode === 3 || stepUp.auth_level === 1) return askPassword(flow, result);
+  if (stepUp.challenge_mode === challengeMode.password || stepUp.auth_level === authLevel.password) return askPassword(flow, result);
   // A wrong signature stays wrong: signing the same content again cannot help.
-  if (stepUp.auth_level === 3) return result.status_code === 401 ? { ending: resultEnding(flow, result) } : signWithDevice(flow);
-  if (stepUp.auth_level === 4) return takeSelfie(flow, stepUp);
+  if (stepUp.auth_level === authLevel.deviceSignature) return result.status_code === code.credentialsRejected ? { ending: resultEnding(flow, result) } : signWithDevice(flow);
+  if (stepUp.auth_level === authLevel.serverBiometric) return takeSelfie(flow, stepUp);
   return { ending: ending(flow, "Not answered", "error", `This app cannot prove auth level ${stepUp.auth_level}.`) };
 }
 
 /** Level 1 (challenge mode 3): the password, again after a wrong one with the attempts left. */
 async function askPassword(flow, result) {
   const attempts = result.attempts_left;
-  const wrong = result.status_code === 401;
+  const wrong = result.status_code === code.credentialsRejected;
   const values = await formDialog({
     id: "stepup-password-dialog",
     title: "Enter your password",
@@ -400,11 +401,11 @@ async function takeSelfie(flow, stepUp) {
   const transactionID = stepUp.idv_audit_transaction_id;
   if (!transactionID) return { ending: ending(flow, "Not answered", "error", "The server asked for a selfie without its transaction.") };
   try {
-    flow.selfie = await runSelfie({ transactionID, workflow: 9, reason: flow.notification.subject });
+    flow.selfie = await runSelfie({ transactionID, workflow: workflow.stepUpBiometric, reason: flow.notification.subject });
   } catch (error) {
     return { ending: ending(flow, "Selfie not completed", "error", `${errorText(error)} The notification is still pending.`) };
   }
-  if (flow.selfie?.status_code === 153) return { ending: lockedEnding(flow, flow.selfie.status_message) };
+  if (flow.selfie?.status_code === code.attemptsExhausted) return { ending: lockedEnding(flow, flow.selfie.status_message) };
   return { idv_audit_transaction_id: transactionID };
 }
 
@@ -432,22 +433,22 @@ function lockedEnding(flow, statusMessage) {
 function resultEnding(flow, result) {
   const extra = { code: result.status_code, statusMessage: result.status_message, attemptsLeft: result.attempts_left };
   switch (result.status_code) {
-    case 0:
-    case 100: {
+    case code.successAlternate:
+    case code.success: {
       const level = result.notification?.achieved_level ?? flow.chosen?.auth_level;
       return ending(flow, approvedTitle(flow.body.action), "ok", result.status_message || "The notification is answered.",
         { ...extra, attemptsLeft: undefined, level });
     }
-    case 401:
+    case code.credentialsRejected:
       return ending(flow, "Not verified", "error", `${result.status_message} The notification is still pending.`, extra);
-    case 110:
+    case code.passwordExpired:
       return ending(flow, "Password expired", "error", `${EXPIRED_NOTICE} The notification is still pending.`,
         { ...extra, after: () => endSession(EXPIRED_NOTICE) });
-    case 153:
+    case code.attemptsExhausted:
       return lockedEnding(flow, result.status_message);
-    case 600:
+    case code.noTemplate:
       return ending(flow, "No biometric template", "error", "You have no biometric template yet: opt in first (Biometric opt-in), then answer again.", extra);
-    case 240:
+    case code.userCancelledSelfie:
       return ending(flow, "Selfie cancelled", "info", "The selfie was cancelled: the notification is still pending.", extra);
     default:
       return ending(flow, "Not answered", "error", result.status_message || `The server answered ${result.status_code}.`, extra);

@@ -1,7 +1,7 @@
 // Passkeys: the signed-in user registers one (the password again, then the browser's WebAuthn
 // API and its authenticator). It then signs the user in to Custos itself, without a user id, and
 // to apps on the sign-in page of the OpenID authorization endpoint.
-import { api, state, h, banner, showError, formDialog, screen, base64url, fromBase64url, utf8, formatTime } from "./core.js";
+import { api, E, state, h, banner, showError, formDialog, screen, base64url, fromBase64url, utf8, formatTime } from "./core.js";
 import { devices } from "./device.js";
 
 screen("passkeys", {
@@ -48,7 +48,7 @@ async function registerPasskey(name) {
     fields: [{ id: "passkey-password", label: "Password", type: "password", autocomplete: "current-password", required: true }],
   });
   if (!answer) throw new Error("Cancelled.");
-  const options = await api("POST", "/v1/passkeys/registration", { password: answer["passkey-password"] }, { auth: "session" });
+  const options = await api(E.beginPasskeyRegistration, { body: { password: answer["passkey-password"] }, auth: "session" });
   const credential = await navigator.credentials.create({
     publicKey: {
       challenge: fromBase64url(options.challenge),
@@ -60,11 +60,11 @@ async function registerPasskey(name) {
       timeout: 120000,
     },
   });
-  const device = await api("POST", `/v1/passkeys/registration/${encodeURIComponent(options.registration_id)}`, {
+  const device = await api(E.completePasskeyRegistration, { params: [options.registration_id], body: {
     attestation_object: base64url(credential.response.attestationObject),
     client_data_json: base64url(credential.response.clientDataJSON),
     name,
-  }, { auth: "session" });
+  }, auth: "session" });
   // The credential id is public (it names the passkey, it proves nothing): remembered so the
   // sign-in page can offer this passkey.
   const record = await devices.get(state.session.userID);
@@ -81,7 +81,7 @@ async function registerPasskey(name) {
  */
 export async function signInWithPasskey(password) {
   if (!window.PublicKeyCredential) throw new Error("This browser has no WebAuthn support.");
-  const challenge = await api("POST", "/v1/login/passkey/challenge");
+  const challenge = await api(E.beginPasskeyLogin);
   const credential = await navigator.credentials.get({
     publicKey: {
       challenge: fromBase64url(challenge.challenge), rpId: challenge.rp_id,
@@ -95,5 +95,5 @@ export async function signInWithPasskey(password) {
     signature: base64url(credential.response.signature),
   };
   if (password) body.password = password;
-  return api("POST", "/v1/login/passkey", body);
+  return api(E.passkeyLogin, { body });
 }

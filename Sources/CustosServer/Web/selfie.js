@@ -2,7 +2,8 @@
 // liveness challenge's actions one at a time, frames captured at a steady rate with their
 // capture times, the upload, and the result dialog. Opt-in (10), KYC (6), authentication (8)
 // and the notification step-up (9) all run through `runSelfie`.
-import { api, h, showDialog, navigate, blobBase64, endSession, LOCKED_NOTICE } from "./core.js";
+import { api, E, h, showDialog, navigate, blobBase64, endSession, LOCKED_NOTICE } from "./core.js";
+import { status as code } from "./contract.js";
 
 /** Frames per second captured at most (max_frames may lower it); a video frame is never sent twice. */
 const CAPTURE_FPS = 12;
@@ -23,7 +24,7 @@ const WORKFLOW_TITLES = {
  * The result dialog is shown unless `showResult` is false.
  */
 export async function runSelfie({ transactionID, workflow, reason, documentImage, showResult = workflow !== 9 }) {
-  const path = `/v1/idv/transactions/${encodeURIComponent(transactionID)}`;
+  const on = { params: [transactionID], auth: "session" };
   const choice = await showDialog({
     id: "selfie-confirm",
     title: WORKFLOW_TITLES[workflow] ?? "Selfie capture",
@@ -38,7 +39,7 @@ export async function runSelfie({ transactionID, workflow, reason, documentImage
     dismissValue: "close",
   });
   if (choice !== "start") {
-    const result = await api("POST", `${path}/cancel`, undefined, { auth: "session" });
+    const result = await api(E.cancelIDV, on);
     if (showResult) await showResultDialog(result, workflow);
     return result;
   }
@@ -46,17 +47,17 @@ export async function runSelfie({ transactionID, workflow, reason, documentImage
   try {
     camera = await openCamera();
   } catch (error) {
-    await api("POST", `${path}/cancel`, undefined, { auth: "session" }).catch(() => {});
+    await api(E.cancelIDV, on).catch(() => {});
     throw new Error(`The camera could not be opened (${error.name ?? error}). Allow camera access and try again.`);
   }
   let result;
   try {
-    const challenge = await api("POST", `${path}/confirm`, undefined, { auth: "session" });
+    const challenge = await api(E.confirmIDV, on);
     const frames = await capture(camera, challenge);
     camera.setStatus("Checking…");
     const body = { nonce: challenge.nonce, frames };
     if (documentImage) body.document_image = documentImage;
-    result = await api("POST", `${path}/frames`, body, { auth: "session" });
+    result = await api(E.submitFrames, { ...on, body });
   } finally {
     camera.close();
   }
@@ -197,7 +198,7 @@ export function adviceFor(result) {
  * seed's cancel alert for 240. After 153 the session is over: the alert, then sign-in.
  */
 export async function showResultDialog(result, workflow) {
-  if (result.status_code === 240) {
+  if (result.status_code === code.userCancelledSelfie) {
     await showDialog({ id: "selfie-result", title: "Authentication Error",
       body: [h("dl", { class: "details", id: "selfie-result-details" },
         h("dt", {}, "Reason"), h("dd", { "data-field": "Reason" }, "User Cancelled"),
@@ -206,11 +207,11 @@ export async function showResultDialog(result, workflow) {
     return;
   }
   const display = result.biometric_result?.display_text;
-  const success = result.status_code === 100 && (display === "MATCHED" || display === "ENROLLED");
+  const success = result.status_code === code.success && (display === "MATCHED" || display === "ENROLLED");
   const info = result.idv_audit_info ?? {};
   let title;
-  if (result.status_code === 153) title = "❌ Account locked";
-  else if (result.status_code === 600) title = "⚠️ No biometric template";
+  if (result.status_code === code.attemptsExhausted) title = "❌ Account locked";
+  else if (result.status_code === code.noTemplate) title = "⚠️ No biometric template";
   else if (success) title = { 10: "✅ Biometric opt-in complete", 6: "✅ Identity verified", 7: "✅ Document matched" }[workflow] ?? "✅ Authentication Success";
   else title = { 10: "❌ Biometric opt-in failed", 7: "❌ Document not matched" }[workflow] ?? "❌ Authentication Failed";
   const lines = [
@@ -221,7 +222,7 @@ export async function showResultDialog(result, workflow) {
   ];
   if (result.biometric_result?.liveness_reason) lines.push(["Liveness", result.biometric_result.liveness_reason]);
   const body = h("dl", { class: "details", id: "selfie-result-details" }, lines.map(([k, v]) => [h("dt", {}, k), h("dd", { "data-field": k }, v)]));
-  const locked = result.status_code === 153;
+  const locked = result.status_code === code.attemptsExhausted;
   const advice = success ? null : adviceFor(result);
   const choice = await showDialog({
     id: "selfie-result",

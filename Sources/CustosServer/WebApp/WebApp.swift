@@ -2,7 +2,8 @@ import CustosHTTP
 import Foundation
 
 /// The web app's files (HTML, JavaScript, CSS), read once at start from a directory and
-/// served from memory, each with its type and an ETag. The files are the build's copy of
+/// served from memory, each with its type and an ETag, and `contract.js`, written from
+/// CustosAPI (`WebContract`). The files are the build's copy of
 /// `Sources/CustosServer/Web` (SwiftPM resources) unless `--web-root` names another directory.
 public struct WebApp: Sendable {
     struct Asset: Sendable {
@@ -41,6 +42,8 @@ public struct WebApp: Sendable {
             assets[name] = Asset(body: body, contentType: type, etag: "\"\(Self.fingerprint(body))\"")
         }
         guard assets["index.html"] != nil else { throw LoadError.missingIndex(root.path) }
+        let contract = Data(WebContract.javascript().utf8)
+        assets["contract.js"] = Asset(body: contract, contentType: Self.contentTypes["js"]!, etag: "\"\(Self.fingerprint(contract))\"")
         self.assets = assets
         self.root = root
     }
