@@ -65,6 +65,23 @@ import Testing
         withExtendedLifetime(screen) {}
     }
 
+    /// A chained handler (a screen's, a test's log) removed while its payload waits on the
+    /// queue: the handler below it still gets the payload.
+    @Test func aChainedHandlerRemovedBeforeDeliveryStillPassesThePayloadOn() {
+        let queue = DispatchQueue(label: "test.events")
+        let hub = EventHub(queue: queue)
+        let received = Received()
+        let below = hub.on(Self.event) { received.add("below \($0.statusCode.rawValue)") }
+        let chained = hub.chain(Self.event) { payload, previous in previous(payload) }
+        queue.suspend()
+        hub.emit(Self.event, Self.result(153))
+        chained.remove()
+        queue.resume()
+        queue.sync {}
+        #expect(received.all == ["below 153"])
+        withExtendedLifetime(below) {}
+    }
+
     @Test func removingAMiddleHandlerKeepsTheStackIntact() {
         let hub = EventHub(queue: DispatchQueue(label: "test.events"))
         let received = Received()

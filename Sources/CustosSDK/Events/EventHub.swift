@@ -79,11 +79,15 @@ public final class EventHub: Sendable {
         }
     }
 
-    /// Runs the handler directly below `id` (synchronously: already on the queue).
+    /// Runs the handler directly below `id` (synchronously: already on the queue). A chained
+    /// handler removed after the payload was emitted to it and before it was delivered has no
+    /// place in the stack any more: the payload then goes to the stack's top, the handler an
+    /// emit reaches now, so the handlers that stay never miss it.
     private func callBelow(_ name: String, id: UInt64, _ payload: any Sendable) {
         let below: Entry? = stacks.withLock { stacks in
-            guard let stack = stacks[name], let index = stack.firstIndex(where: { $0.id == id }), index > 0 else { return nil }
-            return stack[index - 1]
+            guard let stack = stacks[name] else { return nil }
+            guard let index = stack.firstIndex(where: { $0.id == id }) else { return stack.last }
+            return index > 0 ? stack[index - 1] : nil
         }
         below?.handler(payload)
     }
