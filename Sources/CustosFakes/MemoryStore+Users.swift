@@ -44,9 +44,11 @@ extension MemoryStore: UserStore {
                 user.status = .active
                 user.passwordHash = hash
                 user.passwordChangedAt = storedDate(at)
+                user.passwordMustChange = false
             case .password(let hash, let at):
                 user.passwordHash = hash
                 user.passwordChangedAt = storedDate(at)
+                user.passwordMustChange = false
             case .disable:
                 user.status = .disabled
             case .enable:
@@ -57,12 +59,16 @@ extension MemoryStore: UserStore {
                 user.lockoutCount += 1
             case .unlock:
                 user.lockedUntil = nil
+            case .expirePassword:
+                guard user.passwordHash != nil, user.status == .active else { return false }
+                user.passwordMustChange = true
             case .reset(let at):
                 guard user.status != .disabled else { return false }
                 user.status = .pendingActivation
                 user.passwordHash = nil
                 user.passwordChangedAt = storedDate(at)
                 user.lockedUntil = nil
+                user.passwordMustChange = false
             }
             state.users[id] = user
             return true

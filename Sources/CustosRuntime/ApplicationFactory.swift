@@ -35,15 +35,16 @@ public enum ApplicationFactory {
         }
         var notificationPolicy = configuration.notifications
         notificationPolicy.issuer = configuration.resolvedIssuer
-        let notifications = NotificationService(
-            store: store, identity: identity, idv: idv, keys: P256DeviceKeyVerifier(), digester: digester, random: random, clock: clock,
-            signer: signer, audit: audit, callbacks: callbacks, policy: notificationPolicy, outboxBell: signals.outboxBell)
-        let ciba = CIBAService(store: store, notifications: notifications, apiKeys: apiKeys, digester: digester, random: random, clock: clock,
-                               signer: signer, issuer: configuration.resolvedIssuer, interval: configuration.cibaInterval)
         var oidcPolicy = configuration.oidc
         oidcPolicy.issuer = configuration.resolvedIssuer
         let oidc = OIDCService(store: store, identity: identity, keys: P256DeviceKeyVerifier(), clientKeys: P256ClientKeys(), digester: digester,
                                random: random, clock: clock, signer: signer, audit: audit, policy: oidcPolicy)
+        let notifications = NotificationService(
+            store: store, identity: identity, idv: idv, keys: P256DeviceKeyVerifier(), digester: digester, random: random, clock: clock,
+            signer: signer, audit: audit, callbacks: callbacks, policy: notificationPolicy, outboxBell: signals.outboxBell,
+            passkeys: PasskeyService(sharing: oidc))
+        let ciba = CIBAService(store: store, notifications: notifications, apiKeys: apiKeys, digester: digester, random: random, clock: clock,
+                               signer: signer, issuer: configuration.resolvedIssuer, interval: configuration.cibaInterval)
         return RuntimeServices(identity: identity, apiKeys: apiKeys, idv: idv, signer: signer, clock: clock, notifications: notifications,
                                webhookSigner: MasterKeyWebhookSigner(masterKey: masterKeys.primary), ciba: ciba, oidc: oidc,
                                audit: audit)

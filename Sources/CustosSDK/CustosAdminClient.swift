@@ -34,6 +34,10 @@ public final class CustosAdminClient: Sendable {
     public func enableUser(_ userID: String) async throws -> UserInfo { try await transport.call(Endpoints.enableUser, userID, bearer: apiKey) }
     /// Lifts a lockout (status 153) and gives the attempts back.
     public func unlockUser(_ userID: String) async throws -> UserInfo { try await transport.call(Endpoints.unlockUser, userID, bearer: apiKey) }
+    /// Expires the password: the user's next password check answers 110 until a new one is set.
+    public func expirePassword(_ userID: String) async throws -> UserInfo {
+        try await transport.call(Endpoints.expirePassword, userID, bearer: apiKey)
+    }
 
     /// Deletes the user with its devices, sessions and everything biometric.
     public func deleteUser(_ userID: String) async throws {

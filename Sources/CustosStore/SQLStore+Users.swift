@@ -5,12 +5,13 @@ import Foundation
 
 extension SQLStore: UserStore {
     /// The columns every user query selects, in the order `user(from:)` reads them.
-    private static let userColumns = "id, status, created_at, password_hash, password_changed_at, locked_until, lockout_count, created_by"
+    private static let userColumns =
+        "id, status, created_at, password_hash, password_changed_at, locked_until, lockout_count, created_by, password_must_change"
 
     public func createUser(_ user: User) throws {
         do {
             try database.execute(
-                "INSERT INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO users (\(Self.userColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [.text(user.id)] + Self.userFields(user)
             )
         } catch StoreError.duplicate {
@@ -49,7 +50,7 @@ extension SQLStore: UserStore {
         let changed = try database.execute(
             """
             UPDATE users SET status = ?, created_at = ?, password_hash = ?, password_changed_at = ?,
-                             locked_until = ?, lockout_count = ?, created_by = ?
+                             locked_until = ?, lockout_count = ?, created_by = ?, password_must_change = ?
             WHERE id = ?
             """,
             Self.userFields(user) + [.text(user.id)]
@@ -61,10 +62,10 @@ extension SQLStore: UserStore {
         let active = SQLValue.text(User.Status.active.rawValue), disabled = SQLValue.text(User.Status.disabled.rawValue)
         let (assignments, values, condition): (String, [SQLValue], (String, SQLValue)?) = switch change {
         case .activate(let hash, let at):
-            ("status = ?, password_hash = ?, password_changed_at = ?", [active, .text(hash), .date(at)],
+            ("status = ?, password_hash = ?, password_changed_at = ?, password_must_change = 0", [active, .text(hash), .date(at)],
              ("status = ?", .text(User.Status.pendingActivation.rawValue)))
         case .password(let hash, let at):
-            ("password_hash = ?, password_changed_at = ?", [.text(hash), .date(at)], nil)
+            ("password_hash = ?, password_changed_at = ?, password_must_change = 0", [.text(hash), .date(at)], nil)
         case .disable:
             ("status = ?", [disabled], nil)
         case .enable:
@@ -74,8 +75,10 @@ extension SQLStore: UserStore {
             ("locked_until = ?, lockout_count = lockout_count + 1", [.date(until)], nil)
         case .unlock:
             ("locked_until = NULL", [], nil)
+        case .expirePassword:
+            ("password_must_change = 1", [], ("password_hash IS NOT NULL AND status = ?", active))
         case .reset(let at):
-            ("status = ?, password_hash = NULL, password_changed_at = ?, locked_until = NULL",
+            ("status = ?, password_hash = NULL, password_changed_at = ?, locked_until = NULL, password_must_change = 0",
              [.text(User.Status.pendingActivation.rawValue), .date(at)], ("status <> ?", disabled))
         }
         let filter = condition.map { " AND \($0.0)" } ?? ""
@@ -115,7 +118,7 @@ extension SQLStore: UserStore {
         [
             .text(user.status.rawValue), .date(user.createdAt), .optionalText(user.passwordHash),
             .optionalDate(user.passwordChangedAt), .optionalDate(user.lockedUntil), .integer(Int64(user.lockoutCount)),
-            .optionalText(user.createdBy),
+            .optionalText(user.createdBy), .integer(user.passwordMustChange ? 1 : 0),
         ]
     }
 
@@ -128,7 +131,8 @@ extension SQLStore: UserStore {
             passwordChangedAt: try row.optionalDate(4),
             lockedUntil: try row.optionalDate(5),
             lockoutCount: try row.int(6),
-            createdBy: try row.optionalString(7)
+            createdBy: try row.optionalString(7),
+            passwordMustChange: try row.int(8) != 0
         )
     }
 }

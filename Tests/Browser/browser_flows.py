@@ -243,7 +243,7 @@ class Suite:
 
     def register_passkey(self):
         """A passkey of a virtual authenticator (user verification on) for the signed-in user."""
-        self.authenticator()
+        self.authenticator_id = self.authenticator()
         self.open("passkeys")
         self.type("#passkey-name", "Virtual authenticator")
         self.click("#passkey-register")
@@ -392,8 +392,9 @@ class Suite:
                 self.click('#selfie-result button[data-value="ok"]')
                 WebDriverWait(self.driver, 30).until(EC.invisibility_of_element_located((By.ID, "selfie-result")))
         notice = self.text("#selfie-locked")
-        self.check(title == "❌ Account locked" and "lifts by itself" in notice and "can lift it sooner" in notice,
-                   "the title Account locked and how the lock ends", (title, notice))
+        self.check(title == "❌ Account locked" and re.search(r"locked until .+ \(in [45] minutes\)", notice) is not None
+                   and "lifts by itself" in notice and "can lift it sooner" in notice,
+                   "the title Account locked, until when (in 5 minutes, the first lock) and who can lift it", (title, notice))
         self.click('#selfie-result button[data-value="ok"]')
         self.check("locked" in self.text("#login-notice"), "the sign-in screen saying the account is locked", self.driver.current_url)
 
@@ -448,17 +449,22 @@ class Suite:
         self.check(not wide, "nothing wider than the phone's screen", "a horizontal scroll")
         self.driver.set_window_size(*SIZES["desktop"])
 
+    def approved_with_password(self, created, password=PASSWORD):
+        """The password dialog of a level-1 step-up answered: the Approved alert, and the relying
+        party's result answered at level 1."""
+        self.type("#stepup-password", password)
+        self.click('#stepup-password-dialog button[type="submit"]')
+        title = self.find("#notification-result h2").text
+        self.check(title == "Approved", "the result Approved", lambda: self.text("#notification-result"))
+        result = self.rp("GET", f"/v1/notifications/{created['notification_uuid']}/result")
+        self.check(result["status"] == "answered" and result.get("auth_level") == 1, "the notification answered at level 1", result)
+
     def notification_with_password(self):
         self.account(self.video("still"))
         created = self.notify(1)
         self.answer_notification(created)
         self.click('#notification-modal button.notification-action[data-action="approve"]')
-        self.type("#stepup-password", PASSWORD)
-        self.click('#stepup-password-dialog button[type="submit"]')
-        title = self.find("#notification-result h2").text
-        self.check(title == "Approved", "the result Approved", title)
-        result = self.rp("GET", f"/v1/notifications/{created['notification_uuid']}/result")
-        self.check(result["status"] == "answered" and result.get("auth_level") == 1, "the notification answered at level 1", result)
+        self.approved_with_password(created)
 
     def notification_with_device_signature(self):
         """Level 3: this browser's WebCrypto key signs the notification's canonical content."""
@@ -471,6 +477,66 @@ class Suite:
         self.check(title == "Approved", "the result Approved", lambda: self.text("#notification-result"))
         result = self.rp("GET", f"/v1/notifications/{created['notification_uuid']}/result")
         self.check(result["status"] == "answered" and result.get("auth_level") == 3, "the notification answered at level 3", result)
+
+    def notification_with_passkey(self):
+        """Level 1 by the browser's own verification: the user's passkey (user verified) answers
+        instead of the password and is recorded as what it proved (level 3, swk). Declining it is
+        the seed's 131, "Authentication Cancelled", with the action modal kept open; then the
+        password answers."""
+        self.account(self.video("still"))
+        self.register_passkey()
+        approve = '#notification-modal button.notification-action[data-action="approve"]'
+        created = self.notify(1)
+        self.answer_notification(created)
+        self.click(approve)
+        title = self.find("#notification-result h2").text
+        self.check(title == "Approved", "the result Approved", lambda: self.text("#notification-result"))
+        result = self.rp("GET", f"/v1/notifications/{created['notification_uuid']}/result")
+        self.check(result["status"] == "answered" and result.get("auth_level") == 3 and result.get("amr") == ["swk"],
+                   "the notification answered at level 3 (swk), not as the password", result)
+        self.click('#notification-result button[data-value]')
+
+        self.driver.execute_cdp_cmd("WebAuthn.setUserVerified", {"authenticatorId": self.authenticator_id, "isUserVerified": False})
+        second = self.notify(1)
+        self.answer_notification(second)
+        for retry in ["retry", "password"]:
+            self.click(approve)
+            title = self.find("#notification-result h2").text
+            details = self.text("#notification-result")
+            self.check(title == "Authentication Cancelled" and "(131)" in details and
+                       "Local device authentication was cancelled. Please try again." in details,
+                       "the seed's 131 alert", details)
+            self.click(f'#notification-result button[data-value="{retry}"]')
+            if retry == "retry":
+                self.find("#notification-modal")
+        self.approved_with_password(second)
+
+    def notification_password_expired(self):
+        """110 on Notifications: the relying party expired the password; the right password at a
+        level-1 step-up shows the Password expired alert, then the app signs out; signing in again
+        opens the password change, and the new password answers the still pending notification."""
+        self.account(self.video("still"))
+        created = self.notify(1)
+        self.rp("POST", f"/v1/users/{self.user}/expire-password")
+        self.answer_notification(created)
+        self.click('#notification-modal button.notification-action[data-action="approve"]')
+        self.type("#stepup-password", PASSWORD)
+        self.click('#stepup-password-dialog button[type="submit"]')
+        title = self.find("#notification-result h2").text
+        details = self.text("#notification-result")
+        self.check(title == "Password expired" and "(110)" in details, "the Password expired alert with 110", (title, details))
+        self.click('#notification-result button[data-value="ok"]')
+        notice = self.text("#login-notice")
+        self.check("expired" in notice and "sign in again" in notice, "signed out, told to sign in and set a new password", notice)
+        self.type("#login-password", PASSWORD)
+        self.click("#login-submit")
+        new_password = PASSWORD + " renewed"
+        self.type("#change-new", new_password)
+        self.click("#change-submit")
+        self.find("#dashboard-session")
+        self.answer_notification(created)
+        self.click('#notification-modal button.notification-action[data-action="approve"]')
+        self.approved_with_password(created, new_password)
 
     def wrong_number_refused(self):
         self.account(self.video("still"))
@@ -738,6 +804,8 @@ class Suite:
             ("biometric_errors_as_the_seed", self.biometric_errors_as_the_seed_shows_them),
             ("newcomer_dashboard_phone_menu", self.newcomer_dashboard_and_phone_menu), ("notification_password", self.notification_with_password),
             ("notification_device_signature", self.notification_with_device_signature),
+            ("notification_passkey_level_one", self.notification_with_passkey),
+            ("notification_password_expired_110", self.notification_password_expired),
             ("notification_wrong_number", self.wrong_number_refused), ("notification_selfie", self.notification_with_selfie),
             ("passkey_register_sign_in", self.passkey_register_and_sign_in),
             ("passkey_app_sign_in", self.passkey_app_sign_in), ("oidc_device_sign_in", self.device_sign_in_at_authorization_endpoint),

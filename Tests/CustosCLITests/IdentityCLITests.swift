@@ -118,13 +118,24 @@ import Testing
         #expect(try served.admin(["user", "unlock", "alice"]).status == 0)
         #expect(try CLI.run(["login", "--password-stdin", "--profile", profile], stdin: "an even better password\n").status == 0)
 
+        // Expired before its time: the next sign-in is 110 (exit 5) with the change to run.
+        let expire = try served.admin(["user", "expire-password", "alice"])
+        #expect(expire.status == 0 && expire.stdout.contains("password expired: must change"), "\(expire.stdout)\(expire.stderr)")
+        let expired = try CLI.run(["login", "--password-stdin", "--profile", profile], stdin: "an even better password\n")
+        #expect(expired.status == 5 && expired.stdout.contains("custos password change --token"), "\(expired.stdout)")
+        let token = try #require(expired.stdout.split(separator: "'").dropFirst().first?.split(separator: " ").last.map(String.init))
+        let renewed = try CLI.run(["password", "change", "--password-stdin", "--token", token, "--profile", profile],
+                                  stdin: "an even better password\nthe best password yet\n")
+        #expect(renewed.status == 0, "\(renewed.stdout)\(renewed.stderr)")
+        #expect(try CLI.run(["login", "--password-stdin", "--profile", profile], stdin: "the best password yet\n").status == 0)
+
         let devices = try served.admin(["device", "list", "alice"])
         #expect(devices.stdout.contains("laptop"))
         #expect(try CLI.run(["logout", "--profile", profile]).stdout == "logged out\n")
 
         let disabled = try served.admin(["user", "disable", "alice"])
         #expect(disabled.stdout.contains("disabled"))
-        #expect(try CLI.run(["login", "--password-stdin", "--profile", profile], stdin: "an even better password\n").status == 4)
+        #expect(try CLI.run(["login", "--password-stdin", "--profile", profile], stdin: "the best password yet\n").status == 4)
         #expect(try served.admin(["user", "delete", "alice"]).status == 0)
         let gone = try served.admin(["user", "show", "alice"])
         #expect(gone.status == 1)

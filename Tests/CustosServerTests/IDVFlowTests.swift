@@ -195,6 +195,8 @@ import Testing
             last = try await client.initiateIDVServerBiometricAuthentication(reason: "Attempt \(index + 1)", frameSource: spoof)
         }
         #expect(last?.statusCode == 153 && last?.attemptsLeft == 0)
+        let until = try #require(last?.lockedUntil, "153 says when the lock ends")
+        #expect(abs(until.timeIntervalSince(live.clock.now()) - identityPolicy.lockoutBase) < 5)
         await expectError("invalid_session") { try await client.checkIDVUserBiometricTemplateStatus() }
         #expect(try await live.admin().user(userID).locked)
         #expect(try LiveServer.audit(live.store).list(userID: userID, transactionID: nil).contains { $0.kind == AuditKind.lockout.rawValue })

@@ -154,6 +154,9 @@ final class Recorded<Value: Sendable>: Sendable {
         let loggedOff = SDKContractTests.FirstEvent(fixture.client, .onUserLoggedOff)
         let locked = try await fixture.client.updateNotification(try await fixture.shown(second.notificationUUID), action: "approve")
         #expect(locked.statusCode == 153 && locked.attemptsLeft == 0)
+        // The first lock lasts the policy's base (5 minutes), and the answer says until when.
+        let until = try #require(locked.lockedUntil, "153 says when the lock ends")
+        #expect(abs(until.timeIntervalSince(fixture.live.clock.now()) - IdentityPolicy().lockoutBase) < 5)
         #expect(prompts.all == [5, 4, 3, 2, 1])
         #expect(try await loggedOff.value.statusCode == 153)
         #expect(fixture.client.session.sessionToken == nil)

@@ -65,6 +65,19 @@ extension ConformanceCheck {
         expected.lockedUntil = nil
         #expect(try store.user(id: "carol") == expected)
         #expect(try store.changeUser(id: "nobody", .unlock) == false)
+
+        // An expired password stays expired across other changes, until a new password is set;
+        // only an active user's password expires.
+        #expect(try store.changeUser(id: "carol", .expirePassword))
+        #expect(try store.changeUser(id: "carol", .lock(until: testNow.addingTimeInterval(900))))
+        #expect(try store.user(id: "carol")?.passwordMustChange == true)
+        #expect(try store.changeUser(id: "carol", .password(hash: "h3", at: testNow.addingTimeInterval(9))))
+        #expect(try store.user(id: "carol")?.passwordMustChange == false)
+        #expect(try store.changeUser(id: "carol", .disable))
+        #expect(try store.changeUser(id: "carol", .expirePassword) == false)
+        try store.createUser(user("dave", status: .pendingActivation))
+        #expect(try store.changeUser(id: "dave", .expirePassword) == false)
+        #expect(try store.user(id: "carol")?.passwordMustChange == false && store.user(id: "dave")?.passwordMustChange == false)
     }
 
     static func userDuplicate(_ store: any ConformingStore, _: any StoreNodes) throws {

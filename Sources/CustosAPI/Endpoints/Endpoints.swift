@@ -30,6 +30,7 @@ public enum Endpoints {
     public static let disableUser = Endpoint<NoContent, UserInfo>(.post, "/v1/users/{id}/disable", .apiKey(.rp))
     public static let enableUser = Endpoint<NoContent, UserInfo>(.post, "/v1/users/{id}/enable", .apiKey(.rp))
     public static let unlockUser = Endpoint<NoContent, UserInfo>(.post, "/v1/users/{id}/unlock", .apiKey(.rp))
+    public static let expirePassword = Endpoint<NoContent, UserInfo>(.post, "/v1/users/{id}/expire-password", .apiKey(.rp))
     public static let issueActivationCode = Endpoint<NoContent, ActivationCodeInfo>(.post, "/v1/users/{id}/activation-code", .apiKey(.rp), status: 201)
     public static let userDevices = Endpoint<NoContent, DeviceList>(.get, "/v1/users/{id}/devices", .apiKey(.rp))
     public static let revokeDevice = Endpoint<NoContent, NoContent>(.delete, "/v1/users/{id}/devices/{device}", .apiKey(.rp))
@@ -139,6 +140,7 @@ public enum Endpoints {
         ("createAPIKey", createAPIKey.erased), ("apiKeys", apiKeys.erased), ("revokeAPIKey", revokeAPIKey.erased),
         ("createUser", createUser.erased), ("users", users.erased), ("user", user.erased), ("deleteUser", deleteUser.erased),
         ("disableUser", disableUser.erased), ("enableUser", enableUser.erased), ("unlockUser", unlockUser.erased),
+        ("expirePassword", expirePassword.erased),
         ("issueActivationCode", issueActivationCode.erased), ("resetUser", resetUser.erased), ("userDevices", userDevices.erased),
         ("revokeDevice", revokeDevice.erased), ("grantEnrollment", grantEnrollment.erased),
         ("issueRegistrationCode", issueRegistrationCode.erased), ("registerDevice", registerDevice.erased),

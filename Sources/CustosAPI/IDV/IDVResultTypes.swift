@@ -20,9 +20,12 @@ public struct IDVResultResponse: Codable, Equatable, Sendable {
     /// The result signed by the server (compact JWS, ES256, `kid` in `/.well-known/jwks.json`)
     /// for the app to hand to its relying party's server, which verifies it offline.
     public var signedResult: String?
+    /// With 153: when the user's lock ends (it lifts by itself then; an admin can lift it sooner).
+    public var lockedUntil: Date?
 
     enum CodingKeys: String, CodingKey {
         case workflow, purpose, attempts
+        case lockedUntil = "locked_until"
         case signedResult = "signed_result"
         case statusCode = "status_code"
         case statusMessage = "status_message"
@@ -36,8 +39,9 @@ public struct IDVResultResponse: Codable, Equatable, Sendable {
 
     public init(statusCode: StatusCode, statusMessage: String, userID: String, workflow: Workflow, challengeMode: ChallengeMode?, purpose: String,
                 attempts: Int, attemptsLeft: Int, biometricResult: BiometricResultInfo?, idvAuditInfo: IDVAuditInfo,
-                templateCreated: Bool, signedResult: String? = nil) {
+                templateCreated: Bool, signedResult: String? = nil, lockedUntil: Date? = nil) {
         self.signedResult = signedResult
+        self.lockedUntil = lockedUntil
         self.statusCode = statusCode
         self.statusMessage = statusMessage
         self.userID = userID

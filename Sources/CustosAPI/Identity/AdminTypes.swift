@@ -60,6 +60,9 @@ public struct UserInfo: Codable, Equatable, Sendable {
     public var locked: Bool
     public var lockedUntil: Date?
     public var passwordChangedAt: Date?
+    /// The password was expired (`POST /v1/users/{id}/expire-password`): the next password
+    /// check answers 110 until the user sets a new one.
+    public var passwordMustChange: Bool?
 
     enum CodingKeys: String, CodingKey {
         case status, locked
@@ -67,9 +70,12 @@ public struct UserInfo: Codable, Equatable, Sendable {
         case createdAt = "created_at"
         case lockedUntil = "locked_until"
         case passwordChangedAt = "password_changed_at"
+        case passwordMustChange = "password_must_change"
     }
 
-    public init(userID: String, status: String, createdAt: Date, locked: Bool, lockedUntil: Date?, passwordChangedAt: Date?) {
+    public init(userID: String, status: String, createdAt: Date, locked: Bool, lockedUntil: Date?, passwordChangedAt: Date?,
+                passwordMustChange: Bool? = nil) {
+        self.passwordMustChange = passwordMustChange
         self.userID = userID
         self.status = status
         self.createdAt = createdAt

@@ -187,18 +187,49 @@ public struct UpdateNotificationRequest: Codable, Equatable, Sendable {
     public var signature: String?
     /// Level 4: the workflow 9 transaction the answer started, once its selfie MATCHED.
     public var idvTransactionID: String?
+    /// Level 1: one of the user's passkeys, with user verification, over `step_up.passkey.challenge`.
+    public var assertion: WebAuthnAssertionBody?
 
     enum CodingKeys: String, CodingKey {
-        case action, number, password, signature
+        case action, number, password, signature, assertion
         case idvTransactionID = "idv_audit_transaction_id"
     }
 
-    public init(action: String, number: Int? = nil, password: String? = nil, signature: String? = nil, idvTransactionID: String? = nil) {
+    public init(action: String, number: Int? = nil, password: String? = nil, signature: String? = nil, idvTransactionID: String? = nil,
+                assertion: WebAuthnAssertionBody? = nil) {
         self.action = action
         self.number = number
         self.password = password
         self.signature = signature
         self.idvTransactionID = idvTransactionID
+        self.assertion = assertion
+    }
+}
+
+/// Level 1 for a user with a passkey: what `navigator.credentials.get` needs to answer instead
+/// of the password. The challenge is the SHA-256 of the notification's signing content for the
+/// chosen action, so the assertion answers this action of this notification only.
+public struct PasskeyStepUp: Codable, Equatable, Sendable {
+    /// base64url of the 32 bytes.
+    public var challenge: String
+    public var rpID: String
+    /// The user's passkeys (device ids: `pk_` and the credential id in base64url).
+    public var credentialIDs: [String]
+    /// Always `required`.
+    public var userVerification: String
+
+    enum CodingKeys: String, CodingKey {
+        case challenge
+        case rpID = "rp_id"
+        case credentialIDs = "credential_ids"
+        case userVerification = "user_verification"
+    }
+
+    public init(challenge: String, rpID: String, credentialIDs: [String], userVerification: String = "required") {
+        self.challenge = challenge
+        self.rpID = rpID
+        self.credentialIDs = credentialIDs
+        self.userVerification = userVerification
     }
 }
 
@@ -213,8 +244,11 @@ public struct StepUpChallenge: Codable, Equatable, Sendable {
     /// Level 1 from a bound device: the device key's signature over the notification, made
     /// after the device's local authentication (LDA), answers instead of the password.
     public var signatureAccepted: Bool?
+    /// Level 1 for a user with a passkey: the passkey's assertion answers instead of the password.
+    public var passkey: PasskeyStepUp?
 
     enum CodingKeys: String, CodingKey {
+        case passkey
         case authLevel = "auth_level"
         case challengeMode = "challenge_mode"
         case idvWorkflow = "idv_workflow"
@@ -223,12 +257,13 @@ public struct StepUpChallenge: Codable, Equatable, Sendable {
     }
 
     public init(authLevel: AuthLevel, challengeMode: ChallengeMode? = nil, idvWorkflow: Workflow? = nil, idvAuditTransactionID: String? = nil,
-                signatureAccepted: Bool? = nil) {
+                signatureAccepted: Bool? = nil, passkey: PasskeyStepUp? = nil) {
         self.authLevel = authLevel
         self.challengeMode = challengeMode
         self.idvWorkflow = idvWorkflow
         self.idvAuditTransactionID = idvAuditTransactionID
         self.signatureAccepted = signatureAccepted
+        self.passkey = passkey
     }
 }
 
@@ -243,6 +278,8 @@ public struct UpdateNotificationResult: Codable, Equatable, Sendable {
     public var attemptsLeft: Int?
     public var stepUp: StepUpChallenge?
     public var notification: NotificationInfo?
+    /// With 153: when the user's lock ends (it lifts by itself then; an admin can lift it sooner).
+    public var lockedUntil: Date?
 
     enum CodingKeys: String, CodingKey {
         case action, notification
@@ -251,10 +288,12 @@ public struct UpdateNotificationResult: Codable, Equatable, Sendable {
         case notificationUUID = "notification_uuid"
         case attemptsLeft = "attempts_left"
         case stepUp = "step_up"
+        case lockedUntil = "locked_until"
     }
 
     public init(statusCode: StatusCode, statusMessage: String, notificationUUID: String, action: String, attemptsLeft: Int? = nil,
-                stepUp: StepUpChallenge? = nil, notification: NotificationInfo? = nil) {
+                stepUp: StepUpChallenge? = nil, notification: NotificationInfo? = nil, lockedUntil: Date? = nil) {
+        self.lockedUntil = lockedUntil
         self.statusCode = statusCode
         self.statusMessage = statusMessage
         self.notificationUUID = notificationUUID

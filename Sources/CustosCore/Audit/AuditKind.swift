@@ -36,6 +36,7 @@ public enum AuditKind: String, Sendable, CaseIterable {
     case userEnabled = "user.enabled"
     /// An administrator lifted a lock.
     case userUnlocked = "user.unlocked"
+    case passwordExpired = "user.password_expired"
     /// A new activation code was issued (never the code).
     case activationCodeIssued = "user.activation_code_issued"
     /// A registration code for another device was issued (never the code).

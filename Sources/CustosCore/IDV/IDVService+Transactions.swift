@@ -144,7 +144,10 @@ extension IDVService {
                     attemptUsed = used != nil
                     result.attempts = attemptUsed ? 1 : 0
                     result.attemptsLeft = outcome.attemptsLeft
-                    if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }
+                    if outcome.status == .attemptsExhausted {
+                        result.status = .attemptsExhausted
+                        result.lockedUntil = outcome.lockedUntil
+                    }
                 }
             }
             result = try signed(result, of: transaction)

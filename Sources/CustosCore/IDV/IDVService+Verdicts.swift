@@ -124,7 +124,10 @@ extension IDVService {
         let outcome = try identity.concludeFailedAttempt(userID: userID, used: used, factor: .biometric)
         result.attempts = used == nil ? 0 : 1
         result.attemptsLeft = outcome.attemptsLeft
-        if outcome.status == .attemptsExhausted { result.status = .attemptsExhausted }
+        if outcome.status == .attemptsExhausted {
+            result.status = .attemptsExhausted
+            result.lockedUntil = outcome.lockedUntil
+        }
         return result
     }
 

@@ -79,6 +79,8 @@ public struct IDVResult: Sendable, Equatable, Codable {
     public var attemptsLeft: Int
     /// The result signed for the relying party (compact JWS), when the server signs results.
     public var signedVerdict: String?
+    /// With `.attemptsExhausted`: when the user's lock ends.
+    public var lockedUntil: Date?
 
     public init(status: Status, decision: Decision? = nil, distance: Double? = nil, threshold: Double? = nil,
                 livenessFailure: LivenessFailure? = nil, templateCreated: Bool = false, attempts: Int = 0, attemptsLeft: Int) {

@@ -15,6 +15,9 @@ public struct AuthenticationOutcome: Equatable, Sendable {
     public var sessionToken: String?
     /// With `.passwordExpired`: a single-use token that allows only a password change.
     public var passwordChangeToken: String?
+    /// With `.attemptsExhausted` for a known user: when the lock ends. Only answers to the
+    /// user's own session carry it (a login's answer must read the same for an unknown user).
+    public var lockedUntil: Date?
 
     public init(status: Status, userID: String, attemptsLeft: Int, device: Device? = nil, session: Session? = nil,
                 sessionToken: String? = nil, passwordChangeToken: String? = nil) {

@@ -73,6 +73,7 @@ public struct IdentityPolicy: Sendable, Equatable {
     }
 
     public func passwordExpired(_ user: User, at now: Date) -> Bool {
+        if user.passwordMustChange, user.passwordHash != nil { return true }
         guard let maximumAge = passwordMaximumAge, let changed = user.passwordChangedAt else { return false }
         return now.timeIntervalSince(changed) >= maximumAge
     }

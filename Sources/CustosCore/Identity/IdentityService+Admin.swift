@@ -147,6 +147,19 @@ extension IdentityService {
         return try requireUser(userID)
     }
 
+    /// Expires the user's password now (a suspected leak, a policy change): the next password
+    /// check — a login or a level-1 step-up — answers 110 with a token that allows only the
+    /// password change, as an aged password does. Sessions stay (a step-up meeting the 110 ends
+    /// its own); a user pending activation or disabled is refused.
+    public func expirePassword(userID: String, actor: String) throws -> User {
+        _ = try requireUser(userID)
+        try store.atomically {
+            guard try store.changeUser(id: userID, .expirePassword) else { throw IdentityError.userNotActive }
+            try audit?.record(.passwordExpired, userID: userID, details: [AuditActor.detail: actor])
+        }
+        return try requireUser(userID)
+    }
+
     /// Deletes the user with its devices, sessions, codes and counters.
     public func deleteUser(id: String, actor: String) throws {
         try InputRules.checkUserID(id)

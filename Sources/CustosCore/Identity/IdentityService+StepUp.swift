@@ -9,9 +9,9 @@ extension IdentityService {
         try InputRules.checkPasswordLength(password, field: "password")
         let now = clock.now()
         let user = try requireUser(userID)
-        if user.isLocked(at: now) { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }
+        if user.isLocked(at: now) { return try concludeFailure(userID, user: user, used: nil, now: now) }
         guard let used = try awaitAttempt(userID: userID, factor: .credentials) else {
-            return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
+            return try concludeFailure(userID, user: user, used: nil, now: now)
         }
         let verified = try hasher.verify(password, encoded: user.passwordHash ?? dummyPasswordHash)
         guard verified, user.passwordHash != nil, user.status == .active else {

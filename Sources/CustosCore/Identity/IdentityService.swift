@@ -92,11 +92,17 @@ public final class IdentityService: Sendable {
     /// stays full while the lock lasts (see `clearExpiredLock`).
     func concludeFailure(_ userID: String, user: User?, used: Int64?, now: Date,
                          factor: AttemptFactor = .credentials) throws -> AuthenticationOutcome {
-        guard let used else { return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0) }
+        guard let used else {
+            var outcome = AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
+            outcome.lockedUntil = user?.lockedUntil.flatMap { $0 > now ? $0 : nil }
+            return outcome
+        }
         let left = counter(factor).left(afterUsing: used)
         guard left == 0 else { return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left) }
+        var outcome = AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
         if let user {
             let until = now.addingTimeInterval(policy.lockDuration(afterLocks: user.lockoutCount))
+            outcome.lockedUntil = until
             do {
                 // A lock ends for good what the user's credentials gave: an unlock revives no session.
                 try store.atomically {
@@ -112,7 +118,7 @@ public final class IdentityService: Sendable {
                 throw error
             }
         }
-        return AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
+        return outcome
     }
 
     /// Ends everything the user's credentials gave: every session (but `keepingSession`) and every

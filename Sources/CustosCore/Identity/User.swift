@@ -16,6 +16,9 @@ public struct User: Equatable, Sendable {
     /// Argon2id PHC string; nil before activation.
     public var passwordHash: String?
     public var passwordChangedAt: Date?
+    /// The relying party expired the password: the next password check answers 110 (password
+    /// expired) until the user sets a new one, whatever the password's age.
+    public var passwordMustChange: Bool
     /// Locked (status 153) until this moment, after the attempts ran out.
     public var lockedUntil: Date?
     /// How many times the user has been locked; each lock lasts longer.
@@ -25,7 +28,8 @@ public struct User: Equatable, Sendable {
     public var createdBy: String?
 
     public init(id: String, status: Status, createdAt: Date, passwordHash: String? = nil, passwordChangedAt: Date? = nil,
-                lockedUntil: Date? = nil, lockoutCount: Int = 0, createdBy: String? = nil) {
+                lockedUntil: Date? = nil, lockoutCount: Int = 0, createdBy: String? = nil, passwordMustChange: Bool = false) {
+        self.passwordMustChange = passwordMustChange
         self.id = id
         self.status = status
         self.createdAt = createdAt

@@ -13,6 +13,9 @@ public enum UserChange: Sendable, Equatable {
     /// Locked until the given time; the lock count (which lengthens later locks) grows by one.
     case lock(until: Date)
     case unlock
+    /// The password must change at the next password check (110); a new password clears it.
+    /// Only an active user (one with a password) changes.
+    case expirePassword
     /// Back to pending activation: no password (its change time set to `at`, so nothing signed in
     /// before outlives it), no lock. A disabled user stays as it is.
     case reset(at: Date)

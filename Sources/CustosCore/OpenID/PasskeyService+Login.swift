@@ -40,8 +40,9 @@ extension PasskeyService {
         return try identity.concludeLogin(userID: device.userID, device: device, password: password, now: now)
     }
 
-    /// The assertion is the device's, over this challenge, with the user verified, and its counter moved on.
-    private func proves(_ assertion: WebAuthnAssertion, device: Device, challenge: Data) throws -> Bool {
+    /// The assertion is the device's, over this challenge, with the user verified, and its
+    /// counter moved on (checked and advanced in one step).
+    func proves(_ assertion: WebAuthnAssertion, device: Device, challenge: Data) throws -> Bool {
         do {
             let count = try webAuthn.verify(assertion, challengeDigest: digester.digest(bytes: challenge),
                                             key: try identity.keys.parse(jwkJSON: device.publicKeyJWK),

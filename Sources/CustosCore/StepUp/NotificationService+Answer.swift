@@ -11,6 +11,8 @@ public struct NotificationAnswer: Sendable, Equatable {
     public var action: String
     public var attemptsLeft: Int?
     public var stepUp: StepUpChallenge?
+    /// With 153: when the user's lock ends.
+    public var lockedUntil: Date?
 }
 
 /// What the app sends with an answer: the number picked and the proof of the action's level.
@@ -20,12 +22,16 @@ public struct AnswerProof: Sendable, Equatable {
     /// ES256 r‖s, base64url, over `StepUpNotification.signingContent(action:)`.
     public var signature: String?
     public var idvTransactionID: String?
+    /// Level 1: a passkey's assertion over `StepUpChallenge.passkey`'s challenge.
+    public var assertion: WebAuthnAssertion?
 
-    public init(number: Int? = nil, password: String? = nil, signature: String? = nil, idvTransactionID: String? = nil) {
+    public init(number: Int? = nil, password: String? = nil, signature: String? = nil, idvTransactionID: String? = nil,
+                assertion: WebAuthnAssertion? = nil) {
         self.number = number
         self.password = password
         self.signature = signature
         self.idvTransactionID = idvTransactionID
+        self.assertion = assertion
     }
 }
 
@@ -70,7 +76,7 @@ extension NotificationService {
         case .none, .appDefined:
             return try finish(context)
         case .password:
-            return try answerWithPassword(context, password: proof.password, signature: proof.signature)
+            return try answerWithPassword(context, proof: proof)
         case .deviceSignature:
             return try answerWithDevice(context, signature: proof.signature)
         case .serverBiometric:
@@ -91,24 +97,43 @@ extension NotificationService {
             NotificationAnswer(status: status, message: message, notification: notification, action: action.action,
                                attemptsLeft: attemptsLeft, stepUp: stepUp)
         }
+
+        /// 153: the user is locked (until `lockedUntil`), the session ended.
+        func locked(until lockedUntil: Date?) -> NotificationAnswer {
+            var answer = reply(.attemptsExhausted, "No attempts are left: the user is locked.", attemptsLeft: 0)
+            answer.lockedUntil = lockedUntil
+            return answer
+        }
     }
 
-    // MARK: Level 1: the password (challenge mode 3), or the device's local authentication
+    // MARK: Level 1: the password (challenge mode 3), the device's local authentication, or a passkey
 
-    /// Level 1 takes the password, or — from a bound device, after its local authentication
-    /// (the seed's LDA) — the device key's signature over the notification as sent. The
-    /// challenge says when a signature is accepted; one that answers is recorded as what it
-    /// proved (level 3, `swk`), never as the password.
-    private func answerWithPassword(_ context: AnswerContext, password: String?, signature: String?) throws -> NotificationAnswer {
+    /// Level 1 takes the password; or — from a bound device, after its local authentication
+    /// (the seed's LDA) — the device key's signature over the notification as sent; or, for a
+    /// user with a passkey, the passkey's assertion with user verification over that content
+    /// (the browser's own verification). The challenge says which are accepted. A signature or
+    /// an assertion that answers is recorded as what it proved (level 3, `swk`), never as the
+    /// password; one that fails is a failed attempt, as a wrong password is.
+    private func answerWithPassword(_ context: AnswerContext, proof: AnswerProof) throws -> NotificationAnswer {
         let device = try signingDevice(context)
-        let challenge = StepUpChallenge(authLevel: .password, challengeMode: .password, signatureAccepted: device == nil ? nil : true)
         let userID = context.notification.userID
-        if let signature {
-            guard password == nil else { throw StepUpError.invalid("signature", "answers instead of the password, not beside it") }
+        let content = context.notification.signingContent(action: context.action.action)
+        let challenge = StepUpChallenge(authLevel: .password, challengeMode: .password, signatureAccepted: device == nil ? nil : true,
+                                        passkey: try passkeys?.stepUpOffer(userID: userID, content: content))
+        let given = [proof.password != nil, proof.signature != nil, proof.assertion != nil].filter { $0 }.count
+        guard given <= 1 else { throw StepUpError.invalid("password", "the password, a signature and a passkey assertion each answer alone") }
+        if let signature = proof.signature {
             guard let device else { throw IdentityError.deviceNotConfirmed }
             return try answerWithSignature(context, device: device, signature: signature, challenge: challenge)
         }
-        guard let password else {
+        if let assertion = proof.assertion {
+            guard let passkeys else { throw StepUpError.invalid("assertion", "this server takes no passkeys") }
+            guard try passkeys.verifyStepUp(assertion, userID: userID, content: content) else {
+                return try failedProof(context, "The passkey's assertion does not answer this notification as sent.", challenge: challenge)
+            }
+            return try finish(context, achieved: .deviceSignature)
+        }
+        guard let password = proof.password else {
             return context.reply(.stepUpRequired, "Enter the password to answer.", attemptsLeft: try identity.attemptsLeft(userID: userID, factor: .credentials),
                                  stepUp: challenge)
         }
@@ -119,7 +144,7 @@ extension NotificationService {
         case .passwordExpired:
             return context.reply(.passwordExpired, "The password has expired: sign in again to change it, then answer.", attemptsLeft: outcome.attemptsLeft)
         case .attemptsExhausted:
-            return context.reply(.attemptsExhausted, "No attempts are left: the user is locked.", attemptsLeft: 0)
+            return context.locked(until: outcome.lockedUntil)
         default:
             return context.reply(.credentialsRejected, "The password is wrong.", attemptsLeft: outcome.attemptsLeft, stepUp: challenge)
         }
@@ -148,26 +173,28 @@ extension NotificationService {
         return device
     }
 
-    /// Judges the device key's signature over the notification as sent: a failure is one of
-    /// the user's shared attempts (401 with `challenge` again, 153 at the last).
+    /// Judges the device key's signature over the notification as sent.
     private func answerWithSignature(_ context: AnswerContext, device: Device, signature: String,
                                      challenge: StepUpChallenge) throws -> NotificationAnswer {
-        let userID = context.notification.userID
         guard let bytes = Data(base64URLEncoded: signature), bytes.count == 64 else {
             throw StepUpError.invalid("signature", "must be a 64-byte ES256 signature (r||s) in base64url")
         }
         let content = context.notification.signingContent(action: context.action.action)
         guard keys.verify(signature: Array(bytes), message: Array(content), key: try keys.parse(jwkJSON: device.publicKeyJWK)) else {
             // Altered content, or no device key behind the session: a failed factor, counted.
-            let used = try identity.awaitAttempt(userID: userID, factor: .credentials)
-            let outcome = try identity.concludeFailedAttempt(userID: userID, used: used, factor: .credentials)
-            if outcome.status == .attemptsExhausted {
-                return context.reply(.attemptsExhausted, "No attempts are left: the user is locked.", attemptsLeft: 0)
-            }
-            return context.reply(.credentialsRejected, "The device signature does not cover this notification as sent.",
-                                 attemptsLeft: outcome.attemptsLeft, stepUp: challenge)
+            return try failedProof(context, "The device signature does not cover this notification as sent.", challenge: challenge)
         }
         return try finish(context, achieved: .deviceSignature)
+    }
+
+    /// A proof that failed: one of the user's shared attempts (401 with `challenge` again, 153
+    /// at the last).
+    private func failedProof(_ context: AnswerContext, _ message: String, challenge: StepUpChallenge) throws -> NotificationAnswer {
+        let userID = context.notification.userID
+        let used = try identity.awaitAttempt(userID: userID, factor: .credentials)
+        let outcome = try identity.concludeFailedAttempt(userID: userID, used: used, factor: .credentials)
+        if outcome.status == .attemptsExhausted { return context.locked(until: outcome.lockedUntil) }
+        return context.reply(.credentialsRejected, message, attemptsLeft: outcome.attemptsLeft, stepUp: challenge)
     }
 
     // MARK: Level 4: server biometric (workflow 9)
@@ -199,6 +226,7 @@ extension NotificationService {
             return context.reply(result.status, "The selfie was cancelled; the notification is still pending.", attemptsLeft: attemptsLeft)
         }
         guard result.status == .success, result.decision == .matched else {
+            if result.status == .attemptsExhausted { return context.locked(until: result.lockedUntil) }
             if result.status != .success { return context.reply(result.status, "The selfie ended without a match.", attemptsLeft: attemptsLeft) }
             return context.reply(.credentialsRejected, "The selfie did not pass: \(result.decision?.rawValue ?? "no decision").",
                                  attemptsLeft: attemptsLeft)

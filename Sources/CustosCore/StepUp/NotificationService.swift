@@ -42,6 +42,8 @@ public final class NotificationService: Sendable {
     let store: any Storage
     let identity: IdentityService
     let idv: IDVService?
+    /// Level 1 by passkey, where the server takes passkeys.
+    let passkeys: PasskeyService?
     let keys: any DeviceKeyVerifier
     let digester: any SecretDigester
     let random: any RandomSource
@@ -58,8 +60,10 @@ public final class NotificationService: Sendable {
 
     public init(store: any Storage, identity: IdentityService, idv: IDVService?, keys: any DeviceKeyVerifier, digester: any SecretDigester,
                 random: any RandomSource, clock: any Clock, signer: (any TokenSigner)?, audit: AuditTrail,
-                callbacks: any CallbackURLValidator, policy: NotificationPolicy, outboxBell: OutboxBell = OutboxBell()) {
+                callbacks: any CallbackURLValidator, policy: NotificationPolicy, outboxBell: OutboxBell = OutboxBell(),
+                passkeys: PasskeyService? = nil) {
         self.outboxBell = outboxBell
+        self.passkeys = passkeys
         self.store = store
         self.identity = identity
         self.idv = idv

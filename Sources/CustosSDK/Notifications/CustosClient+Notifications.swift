@@ -142,7 +142,8 @@ extension CustosClient {
                     // The selfie used the last attempt: the user is locked and the session is over,
                     // so there is nothing to post; the answer is that 153.
                     return (UpdateNotificationResult(statusCode: judged.statusCode, statusMessage: judged.statusMessage, notificationUUID: uuid,
-                                                     action: action, attemptsLeft: 0, notification: shown), nil)
+                                                     action: action, attemptsLeft: 0, notification: shown,
+                                                     lockedUntil: judged.lockedUntil), nil)
                 }
                 let cancel: CustosError? = switch selfie {
                 case .answered(_, let error): error

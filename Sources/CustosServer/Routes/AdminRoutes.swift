@@ -51,6 +51,7 @@ enum AdminRoutes {
             (Endpoints.disableUser, { try identity.setDisabled(true, userID: $0, actor: $1) }),
             (Endpoints.enableUser, { try identity.setDisabled(false, userID: $0, actor: $1) }),
             (Endpoints.unlockUser, { try identity.unlock(userID: $0, actor: $1) }),
+            (Endpoints.expirePassword, { try identity.expirePassword(userID: $0, actor: $1) }),
         ]
         for (endpoint, apply) in userActions {
             routes.on(endpoint, groups.rp) { context, _ in

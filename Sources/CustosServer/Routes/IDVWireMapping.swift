@@ -65,7 +65,7 @@ enum IDVWireMapping {
                                  workflow: transaction.workflow.wire, challengeMode: transaction.workflow.challengeMode,
                                  purpose: transaction.reason, attempts: result.attempts, attemptsLeft: result.attemptsLeft,
                                  biometricResult: biometric, idvAuditInfo: audit, templateCreated: result.templateCreated,
-                                 signedResult: result.signedVerdict)
+                                 signedResult: result.signedVerdict, lockedUntil: result.lockedUntil)
     }
 
     /// The relying party's view of a transaction: the decision with its evidence, and the sides

@@ -40,10 +40,13 @@ enum NotificationRoutes {
             let answer = try notifications().answer(
                 session: context.caller, notificationID: try context.parameter("id"),
                 action: body.action, proof: AnswerProof(number: body.number, password: body.password, signature: body.signature,
-                                                        idvTransactionID: body.idvTransactionID))
+                                                        idvTransactionID: body.idvTransactionID,
+                                                        assertion: try body.assertion.map {
+                                                            try OIDCRoutes.assertion($0.credentialID, $0.authenticatorData, $0.clientDataJSON, $0.signature)
+                                                        }))
             return UpdateNotificationResult(statusCode: answer.status, statusMessage: answer.message, notificationUUID: answer.notification.id,
                                             action: answer.action, attemptsLeft: answer.attemptsLeft, stepUp: answer.stepUp,
-                                            notification: info(answer.notification))
+                                            notification: info(answer.notification), lockedUntil: answer.lockedUntil)
         }
     }
 

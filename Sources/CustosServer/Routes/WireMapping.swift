@@ -6,7 +6,8 @@ import Foundation
 enum WireMapping {
     static func user(_ user: User, now: Date) -> UserInfo {
         UserInfo(userID: user.id, status: user.status.rawValue, createdAt: user.createdAt, locked: user.isLocked(at: now),
-                 lockedUntil: user.isLocked(at: now) ? user.lockedUntil : nil, passwordChangedAt: user.passwordChangedAt)
+                 lockedUntil: user.isLocked(at: now) ? user.lockedUntil : nil, passwordChangedAt: user.passwordChangedAt,
+                 passwordMustChange: user.passwordMustChange)
     }
 
     static func device(_ device: Device) -> DeviceInfo {

@@ -253,8 +253,21 @@ function renderMenu(active) {
 }
 
 /** What a locked user is told: the lock is the server's (every failed factor counts), it ends by itself, and who can lift it sooner. */
-export const LOCKED_NOTICE = "Too many failed attempts: your account is locked, and your session has ended. " +
+const LOCKED_NOTICE = "Too many failed attempts: your account is locked, and your session has ended. " +
   "The lock lifts by itself after a while (longer after each lock); the service that runs this server can lift it sooner.";
+
+/**
+ * The notice with the lock's end in numbers, where the answer says it (`locked_until`): "until
+ * 14:05 (in 5 minutes)".
+ */
+export function lockedNotice(lockedUntil) {
+  const until = lockedUntil ? new Date(lockedUntil) : null;
+  if (!until || Number.isNaN(until.getTime())) return LOCKED_NOTICE;
+  const minutes = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 60000));
+  const span = minutes < 120 ? `${minutes} minute${minutes === 1 ? "" : "s"}` : `${Math.round(minutes / 60)} hours`;
+  return `Too many failed attempts: your account is locked until ${until.toLocaleString()} (in ${span}), and your session has ended. ` +
+    "The lock lifts by itself then (each further lock lasts twice as long); the service that runs this server can lift it sooner.";
+}
 
 /** Forgets the session (the server's side is ended by the caller, when it can be). */
 export function endSession(notice) {

@@ -1,10 +1,11 @@
 // The notifications screen: the pending and answered notifications (refreshed every 5 s while
 // shown), the action modal (number matching, one button per action), the step-up each action's
-// level asks for (password, this device's signature over the notification's canonical content,
-// a live selfie), and the result alert that ends every answer. Also `canonicalJSON`, the rule
+// level asks for (the password or a passkey, this device's signature over the notification's
+// canonical content, a live selfie), and the result alert that ends every answer. Also `canonicalJSON`, the rule
 // the device signature is computed over.
 import {
-  api, E, ApiError, state, h, banner, showError, showDialog, formDialog, screen, endSession, formatTime, base64url, utf8, LOCKED_NOTICE,
+  api, E, ApiError, state, h, banner, showError, showDialog, formDialog, screen, endSession, formatTime, base64url, fromBase64url, utf8,
+  lockedNotice,
 } from "./core.js";
 import { devices, signRaw } from "./device.js";
 import { runSelfie } from "./selfie.js";
@@ -231,18 +232,21 @@ async function review(notification) {
   if (answering) return;
   answering = true;
   try {
-    const choice = await actionModal(notification);
-    if (!choice) return;
-    const end = await answer(flowFor(notification, choice));
-    await showEnding(end);
+    let choice = await actionModal(notification);
+    while (choice) {
+      const next = await showEnding(await answer(flowFor(notification, choice)));
+      // After the seed's 131 the action modal is kept open; or the same action with the password.
+      choice = next === "password" ? { ...choice, passwordOnly: true } : next === "retry" ? await actionModal(notification) : null;
+    }
   } finally {
     answering = false;
   }
 }
 
-function flowFor(notification, { action, number }) {
+function flowFor(notification, { action, number, passwordOnly = false }) {
   const body = number === undefined ? { action } : { action, number };
-  return { notification, chosen: notification.actions.find((a) => a.action === action), body, attemptsLeft: undefined, selfie: null };
+  return { notification, chosen: notification.actions.find((a) => a.action === action), body, attemptsLeft: undefined, selfie: null,
+    passwordOnly, usedPasskey: false };
 }
 
 /**
@@ -347,11 +351,15 @@ function post(flow, body) {
 
 const needsProof = (result) => Boolean(result.step_up) && (result.status_code === code.stepUpRequired || result.status_code === code.credentialsRejected);
 
-/** The proof the step-up asks for: {password} | {signature} | {idv_audit_transaction_id} | {ending}. */
+/** The proof the step-up asks for: {password} | {assertion} | {signature} | {idv_audit_transaction_id} | {ending}. */
 async function prove(flow, result) {
   const stepUp = result.step_up;
   if (result.attempts_left !== undefined) flow.attemptsLeft = result.attempts_left;
-  if (stepUp.challenge_mode === challengeMode.password || stepUp.auth_level === authLevel.password) return askPassword(flow, result);
+  if (stepUp.challenge_mode === challengeMode.password || stepUp.auth_level === authLevel.password) {
+    if (!stepUp.passkey || flow.passwordOnly || !window.PublicKeyCredential) return askPassword(flow, result);
+    // An assertion the server refused stays refused: the authenticator cannot make it better.
+    return flow.usedPasskey ? { ending: resultEnding(flow, result) } : askPasskey(flow, stepUp.passkey);
+  }
   // A wrong signature stays wrong: signing the same content again cannot help.
   if (stepUp.auth_level === authLevel.deviceSignature) return result.status_code === code.credentialsRejected ? { ending: resultEnding(flow, result) } : signWithDevice(flow);
   if (stepUp.auth_level === authLevel.serverBiometric) return takeSelfie(flow, stepUp);
@@ -373,6 +381,32 @@ async function askPassword(flow, result) {
   });
   if (!values) return { ending: cancelledEnding(flow) };
   return { password: values["stepup-password"] };
+}
+
+/**
+ * Level 1 by the browser's own verification (the seed's LDA): one of the user's passkeys, with
+ * user verification, over the challenge the server derived from this action of this
+ * notification. Cancelling it is the seed's 131.
+ */
+async function askPasskey(flow, offer) {
+  let credential;
+  try {
+    credential = await navigator.credentials.get({ publicKey: {
+      challenge: fromBase64url(offer.challenge), rpId: offer.rp_id, userVerification: offer.user_verification, timeout: 120000,
+      allowCredentials: offer.credential_ids.map((id) => ({ type: "public-key", id: fromBase64url(id.replace(/^pk_/, "")) })),
+    } });
+  } catch (error) {
+    if (error?.name === "NotAllowedError" || error?.name === "AbortError") return { ending: ldaCancelledEnding(flow) };
+    throw error;
+  }
+  if (!credential) return { ending: ldaCancelledEnding(flow) };
+  flow.usedPasskey = true;
+  return { assertion: {
+    credential_id: "pk_" + base64url(credential.rawId),
+    authenticator_data: base64url(credential.response.authenticatorData),
+    client_data_json: base64url(credential.response.clientDataJSON),
+    signature: base64url(credential.response.signature),
+  } };
 }
 
 /** Level 3: this browser's device key signs the notification's canonical content, once approved. */
@@ -405,7 +439,7 @@ async function takeSelfie(flow, stepUp) {
   } catch (error) {
     return { ending: ending(flow, "Selfie not completed", "error", `${errorText(error)} The notification is still pending.`) };
   }
-  if (flow.selfie?.status_code === code.attemptsExhausted) return { ending: lockedEnding(flow, flow.selfie.status_message) };
+  if (flow.selfie?.status_code === code.attemptsExhausted) return { ending: lockedEnding(flow, flow.selfie.status_message, flow.selfie.locked_until) };
   return { idv_audit_transaction_id: transactionID };
 }
 
@@ -421,12 +455,19 @@ function cancelledEnding(flow) {
     { attemptsLeft: flow.attemptsLeft });
 }
 
+/** The seed's 131 at level 1: "Keep action modal open to allow user to retry" (or use the password). */
+function ldaCancelledEnding(flow) {
+  return ending(flow, "Authentication Cancelled", "info", "Local device authentication was cancelled. Please try again.",
+    { code: 131, statusMessage: "Local authentication cancelled", attemptsLeft: flow.attemptsLeft, retry: true });
+}
+
 /** 110 ends the session (as the seed's SDK logs off); signing in again leads to the password change. */
 const EXPIRED_NOTICE = "Your password has expired and your session has ended: sign in again to set a new one, then answer.";
 
-function lockedEnding(flow, statusMessage) {
-  return ending(flow, "Account locked", "error", `${statusMessage ? `${statusMessage} ` : ""}${LOCKED_NOTICE}`,
-    { code: 153, statusMessage, attemptsLeft: 0, after: () => endSession(LOCKED_NOTICE) });
+function lockedEnding(flow, statusMessage, lockedUntil) {
+  const notice = lockedNotice(lockedUntil);
+  return ending(flow, "Account locked", "error", `${statusMessage ? `${statusMessage} ` : ""}${notice}`,
+    { code: 153, statusMessage, attemptsLeft: 0, after: () => endSession(notice) });
 }
 
 /** The server's last answer (HTTP 200) as an ending. */
@@ -445,7 +486,7 @@ function resultEnding(flow, result) {
       return ending(flow, "Password expired", "error", `${EXPIRED_NOTICE} The notification is still pending.`,
         { ...extra, after: () => endSession(EXPIRED_NOTICE) });
     case code.attemptsExhausted:
-      return lockedEnding(flow, result.status_message);
+      return lockedEnding(flow, result.status_message, result.locked_until);
     case code.noTemplate:
       return ending(flow, "No biometric template", "error", "You have no biometric template yet: opt in first (Biometric opt-in), then answer again.", extra);
     case code.userCancelledSelfie:
@@ -479,17 +520,25 @@ function errorEnding(flow, error) {
   return ending(flow, title, "error", message, extra);
 }
 
-/** The result alert, then what comes after: the lists again, or the end of the session. */
+/**
+ * The result alert, then what comes after: the lists again, or the end of the session. An ending
+ * that can be retried resolves with "retry" (the action modal again) or "password".
+ */
 async function showEnding(end) {
-  await showDialog({
+  const choice = await showDialog({
     id: "notification-result",
     title: end.title,
     body: [banner(end.kind, end.message, { id: "notification-result-message" }), endingDetails(end)],
-    actions: [{ label: "OK", value: "ok", primary: true }],
+    actions: end.retry
+      ? [{ label: "Use the password instead", value: "password" }, { label: "Try again", value: "retry", primary: true }]
+      : [{ label: "OK", value: "ok", primary: true }],
+    dismissValue: end.retry ? "retry" : null,
   });
-  if (end.after) { end.after(); return; }
+  if (end.retry) return choice;
+  if (end.after) { end.after(); return null; }
   await refresh();
   if (page && (document.activeElement === document.body || !document.activeElement)) page.refreshButton.focus();
+  return null;
 }
 
 function endingDetails({ flow, code, statusMessage, level, attemptsLeft }) {

@@ -2,7 +2,7 @@
 // liveness challenge's actions one at a time, frames captured at a steady rate with their
 // capture times, the upload, and the result dialog. Opt-in (10), KYC (6), authentication (8)
 // and the notification step-up (9) all run through `runSelfie`.
-import { api, E, h, showDialog, navigate, blobBase64, endSession, LOCKED_NOTICE } from "./core.js";
+import { api, E, h, showDialog, navigate, blobBase64, endSession, lockedNotice } from "./core.js";
 import { status as code } from "./contract.js";
 
 /** Frames per second captured at most (max_frames may lower it); a video frame is never sent twice. */
@@ -223,13 +223,14 @@ export async function showResultDialog(result, workflow) {
   if (result.biometric_result?.liveness_reason) lines.push(["Liveness", result.biometric_result.liveness_reason]);
   const body = h("dl", { class: "details", id: "selfie-result-details" }, lines.map(([k, v]) => [h("dt", {}, k), h("dd", { "data-field": k }, v)]));
   const locked = result.status_code === code.attemptsExhausted;
+  const notice = lockedNotice(result.locked_until);
   const advice = success ? null : adviceFor(result);
   const choice = await showDialog({
     id: "selfie-result",
     title,
-    body: [locked ? h("p", { id: "selfie-locked" }, LOCKED_NOTICE) : null, advice ? h("p", { id: "selfie-advice" }, advice) : null, body],
+    body: [locked ? h("p", { id: "selfie-locked" }, notice) : null, advice ? h("p", { id: "selfie-advice" }, advice) : null, body],
     actions: success ? [{ label: "Back to Dashboard", value: "dashboard", primary: true }] : [{ label: "OK", value: "ok", primary: true }],
   });
-  if (locked) endSession(LOCKED_NOTICE);
+  if (locked) endSession(notice);
   else if (choice === "dashboard") navigate("dashboard");
 }

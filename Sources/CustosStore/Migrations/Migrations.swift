@@ -259,6 +259,15 @@ enum Migrations {
                 CREATE INDEX webhook_outbox_sent_events ON webhook_outbox (created_at) WHERE stream_id IS NOT NULL AND state <> 'pending';
                 """
         ),
+        Migration(
+            version: 22,
+            name: "users.password_must_change",
+            // The relying party expired the password (`POST /v1/users/{id}/expire-password`): 110
+            // at the next password check whatever its age, until a new one is set. A flag, not a
+            // password_changed_at moved back, which would revive grants an earlier change ended.
+            sqlite: "ALTER TABLE users ADD COLUMN password_must_change INTEGER NOT NULL DEFAULT 0;",
+            postgres: "ALTER TABLE users ADD COLUMN password_must_change INTEGER NOT NULL DEFAULT 0;"
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

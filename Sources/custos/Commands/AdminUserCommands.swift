@@ -21,6 +21,7 @@ enum AdminUserCommands {
         create, list, show, userAction("disable", "Disable a user (ends its sessions).") { try await $0.disableUser($1) },
         userAction("enable", "Enable a disabled user.") { try await $0.enableUser($1) },
         userAction("unlock", "Lift a lockout and give the attempts back.") { try await $0.unlockUser($1) },
+        userAction("expire-password", "Make the user set a new password at the next sign-in (110).") { try await $0.expirePassword($1) },
         delete, code, reset, grantEnrollment, devices, revokeDevice,
     ]
 
@@ -148,10 +149,11 @@ enum AdminUserCommands {
         }
     }
 
-    /// `alice  active  password changed 2026-01-02T03:04:05Z  locked until …`
+    /// `alice  active  password changed 2026-01-02T03:04:05Z  password expired: must change  locked until …`
     static func describe(_ user: UserInfo) -> String {
         var fields = [user.userID, user.status]
         if let changed = user.passwordChangedAt { fields.append("password changed \(iso(changed))") }
+        if user.passwordMustChange == true { fields.append("password expired: must change") }
         if user.locked { fields.append("locked until \(user.lockedUntil.map(iso) ?? "?")") }
         return fields.joined(separator: "  ")
     }
