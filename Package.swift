@@ -58,7 +58,7 @@ let package = Package(
         .executableTarget(
             name: "custos",
             dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosServer", "CustosSDK",
-                           "CustosFace", "CustosEval", "CustosRuntime"]
+                           "CustosFace", "CustosEval", "CustosRuntime", "CCurl"]
         ),
 
         // In-memory fakes of Core's ports (stores, clock, crypto, faces, liveness) for fast unit tests. Apart

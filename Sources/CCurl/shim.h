@@ -25,3 +25,13 @@ static inline CURLcode custos_curl_discard_body(CURL *handle) {
 static inline CURLcode custos_curl_response_code(CURL *handle, long *code) {
     return curl_easy_getinfo(handle, CURLINFO_RESPONSE_CODE, code);
 }
+/* A response's body and header lines, handed to the caller's callback with its context. */
+typedef size_t (*custos_curl_sink)(char *data, size_t size, size_t count, void *context);
+static inline CURLcode custos_curl_set_body_sink(CURL *handle, custos_curl_sink sink, void *context) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, sink);
+    return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_WRITEDATA, context);
+}
+static inline CURLcode custos_curl_set_header_sink(CURL *handle, custos_curl_sink sink, void *context) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, sink);
+    return code != CURLE_OK ? code : curl_easy_setopt(handle, CURLOPT_HEADERDATA, context);
+}

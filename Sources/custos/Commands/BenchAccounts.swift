@@ -41,7 +41,7 @@ enum BenchAccounts {
                 group.addTask {
                     let userID = "\(prefix)-\(UUID().uuidString.prefix(8).lowercased())-\(index)"
                     let created = try await admin.createUser(userID)
-                    let client = try CustosClient(configuration: .init(serverURL: server, keyStore: keyStore))
+                    let client = try CustosClient(configuration: .init(serverURL: server, keyStore: keyStore, exchange: CurlExchange.shared))
                     let result = try await client.activate(userID: userID, activationCode: created.activation.activationCode,
                                                            password: password, deviceName: "bench")
                     guard result.statusCode.isSuccess, let deviceID = result.deviceID else {
