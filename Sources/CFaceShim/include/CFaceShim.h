@@ -58,6 +58,17 @@ const char *cfs_blas_preferred_coretype(void);
 /// The kernel set OpenBLAS runs (e.g. "SkylakeX"), or NULL when the BLAS is not OpenBLAS.
 const char *cfs_blas_corename(void);
 
+/// How many convolution lowerings (img2col) the shim's own img2col has done in this process:
+/// it replaces dlib's where libdlib calls it through its PLT (see cfs_img2col.cpp).
+unsigned long long cfs_img2col_calls(void);
+
+/// 1 when the shim's img2col writes exactly what dlib's own does for two random samples of
+/// the given shape, filter, stride and padding; 0 when not; -1 when dlib's own cannot be found apart from it.
+/// AVX2 code: call only where cfs_cpu_supported says yes.
+int32_t cfs_img2col_matches_dlib(int32_t channels, int32_t rows, int32_t columns, int32_t filter_rows,
+                                 int32_t filter_columns, int32_t stride_y, int32_t stride_x,
+                                 int32_t padding_y, int32_t padding_x, uint64_t seed);
+
 /// glibc only, process-wide: serve allocations up to 256 MiB from the heap and keep up to
 /// 512 MiB of freed memory, so that the large image and feature buffers every detection
 /// allocates are reused instead of being mapped, zero-filled and unmapped each time (about
