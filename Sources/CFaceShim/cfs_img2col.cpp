@@ -2,7 +2,7 @@
 // before its matrix product, written again for speed. Debian's libdlib calls it through its
 // PLT, so this definition, exported by the executable, is the one those calls reach (ELF
 // symbol interposition). Where a build of dlib binds it internally, dlib's own runs instead;
-// the results are the same either way (CFaceShimTests compares the two element by element).
+// the results are the same either way (Img2ColTests compares the two element by element).
 //
 // What changes is how the rows are filled: dlib tests every element against the image's
 // bounds; here a filter row wholly inside the image is one copy of filter_nc floats (3 for
