@@ -49,6 +49,21 @@ inline void *image_data(rgb_view &view) { return view.data; }
 inline const void *image_data(const rgb_view &view) { return view.data; }
 inline long width_step(const rgb_view &view) { return view.cols * 3; }
 
+}  // namespace cfs
+
+namespace dlib {
+template <> struct image_traits<cfs::rgb_view> {
+    typedef rgb_pixel pixel_type;
+};
+}  // namespace dlib
+
+// The shim's own versions of dlib functions that HOG detection spends its time in; each must
+// be declared before any dlib code that calls it is instantiated.
+#include "cfs_fhog_gradient.hpp"
+#include "cfs_resize.hpp"
+
+namespace cfs {
+
 inline rgb_view view_of(const cfs_image *image) { return rgb_view{image->rgb, image->height, image->width}; }
 
 inline dlib::rectangle to_dlib(const cfs_rect &box) { return dlib::rectangle(box.left, box.top, box.right, box.bottom); }
@@ -98,8 +113,22 @@ inline cfs_rect map_back(const dlib::rectangle &rect, double score, const detect
 
 }  // namespace cfs
 
-namespace dlib {
-template <> struct image_traits<cfs::rgb_view> {
-    typedef rgb_pixel pixel_type;
-};
-}  // namespace dlib
+namespace cfs {
+
+/// For the checks against dlib: an RGB image of noise from `seed`; with `coarse_levels`, a
+/// quarter of the bytes are cut to four levels, which makes equal neighbours and ties.
+inline void fill_random_rgb(dlib::array2d<dlib::rgb_pixel> &image, uint64_t seed, bool coarse_levels) {
+    for (long r = 0; r < image.nr(); ++r) {
+        for (long c = 0; c < image.nc(); ++c) {
+            unsigned char values[3];
+            for (auto &value : values) {
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                value = static_cast<unsigned char>(seed >> 40);
+                if (coarse_levels && (seed >> 62) == 0) value &= 0xC0;
+            }
+            image[r][c] = dlib::rgb_pixel(values[0], values[1], values[2]);
+        }
+    }
+}
+
+}  // namespace cfs

@@ -69,6 +69,24 @@ int32_t cfs_img2col_matches_dlib(int32_t channels, int32_t rows, int32_t columns
                                  int32_t filter_columns, int32_t stride_y, int32_t stride_x,
                                  int32_t padding_y, int32_t padding_x, uint64_t seed);
 
+/// How many times this thread has computed HOG gradients (eight pixels each) with the shim's
+/// own function, which dlib's fhog reaches in place of its own (see cfs_fhog_gradient.hpp).
+unsigned long long cfs_fhog_gradient_calls(void);
+
+/// 1 when the shim's HOG gradients equal dlib's own at every position of a random RGB image of
+/// `rows` x `columns` (at least 3 x 10), through both image types detection uses; 0 when not.
+/// AVX2 code: call only where cfs_cpu_supported says yes.
+int32_t cfs_fhog_gradient_matches_dlib(int32_t rows, int32_t columns, uint64_t seed);
+
+/// How many RGB images this thread has resized with the shim's bilinear resize, which dlib's
+/// image pyramids reach in place of their own (see cfs_resize.hpp).
+unsigned long long cfs_rgb_resizes(void);
+
+/// 1 when the shim's bilinear resize of a random RGB image of `rows` x `columns` to
+/// `out_rows` x `out_columns` equals dlib's own byte for byte (from both image types
+/// detection uses); 0 when not. AVX2 code: call only where cfs_cpu_supported says yes.
+int32_t cfs_resize_matches_dlib(int32_t rows, int32_t columns, int32_t out_rows, int32_t out_columns, uint64_t seed);
+
 /// glibc only, process-wide: serve allocations up to 256 MiB from the heap and keep up to
 /// 512 MiB of freed memory, so that the large image and feature buffers every detection
 /// allocates are reused instead of being mapped, zero-filled and unmapped each time (about
