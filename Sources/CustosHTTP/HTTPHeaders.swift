@@ -6,6 +6,12 @@ public struct HTTPHeaders: Sendable, Sequence {
         self.fields = fields.map { (name: $0.0, value: $0.1) }
     }
 
+    /// Empty, with room for `capacity` fields.
+    init(capacity: Int) {
+        fields = []
+        fields.reserveCapacity(capacity)
+    }
+
     /// The first value of `name`, compared case-insensitively.
     public subscript(_ name: String) -> String? {
         fields.first { $0.name.caseInsensitiveEquals(name) }?.value

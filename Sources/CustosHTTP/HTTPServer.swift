@@ -377,23 +377,19 @@ private func lookupHeader(_ connection: OpaquePointer, _ name: String) -> String
     MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
 }
 
-private final class ValueCollector {
-    var values = HTTPHeaders()
-}
-
 private func collectValues(_ connection: OpaquePointer, kind: MHD_ValueKind) -> HTTPHeaders {
-    // Counting first is cheap and spares the collector for the common empty case (no query).
-    guard MHD_get_connection_values(connection, kind, nil, nil) > 0 else { return HTTPHeaders() }
-    let collector = ValueCollector()
-    withExtendedLifetime(collector) {
+    // Counting first is cheap and spares the work for the common empty case (no query).
+    let count = Int(MHD_get_connection_values(connection, kind, nil, nil))
+    var values = HTTPHeaders(capacity: count)
+    guard count > 0 else { return values }
+    withUnsafeMutablePointer(to: &values) { pointer in
         _ = MHD_get_connection_values(connection, kind, { cls, _, key, value in
             guard let cls, let key else { return MHD_Result.YES }
-            let collector = Unmanaged<ValueCollector>.fromOpaque(cls).takeUnretainedValue()
-            collector.values.add(String(cString: key), value.map { String(cString: $0) } ?? "")
+            cls.assumingMemoryBound(to: HTTPHeaders.self).pointee.add(String(cString: key), value.map { String(cString: $0) } ?? "")
             return MHD_Result.YES
-        }, Unmanaged.passUnretained(collector).toOpaque())
+        }, pointer)
     }
-    return collector.values
+    return values
 }
 
 extension RemoteAddress {

@@ -20,13 +20,15 @@ enum RequestID {
     /// for every request).
     static func make(number: UInt64) -> String {
         let prefix = Self.prefix
-        return String(unsafeUninitializedCapacity: prefix.count + 16) { buffer in
+        let digits = number == 0 ? 1 : (67 - number.leadingZeroBitCount) / 4
+        // The exact length: up to 15 bytes the string is stored inline, without an allocation.
+        return String(unsafeUninitializedCapacity: prefix.count + digits) { buffer in
             var count = 0
             for byte in prefix {
                 buffer[count] = byte
                 count += 1
             }
-            var shift = number == 0 ? 0 : (63 - number.leadingZeroBitCount) / 4 * 4
+            var shift = (digits - 1) * 4
             while shift >= 0 {
                 let digit = UInt8(truncatingIfNeeded: (number >> UInt64(shift)) & 0xF)
                 buffer[count] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10

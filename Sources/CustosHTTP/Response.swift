@@ -15,8 +15,11 @@ public struct Response: Sendable {
 
     /// A JSON body already encoded (for constant answers kept out of the hot path).
     public static func json(raw body: Data, status: Int = 200) -> Response {
-        Response(status: status, headers: HTTPHeaders([("Content-Type", "application/json")]), body: body)
+        Response(status: status, headers: jsonHeaders, body: body)
     }
+
+    /// One list shared by every JSON answer (copied on write), not two arrays built per answer.
+    private static let jsonHeaders = HTTPHeaders([("Content-Type", "application/json")])
 
     public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> Response {
         Response(status: status, headers: HTTPHeaders([("Content-Type", contentType)]), body: Data(text.utf8))

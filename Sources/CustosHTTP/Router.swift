@@ -48,7 +48,8 @@ public struct Router: Sendable {
         case notFound
     }
 
-    private var staticRoutes: [String: [HTTPMethod: Route]] = [:]
+    /// By path: its routes, one per method (a few; scanned, which costs less than hashing again).
+    private var staticRoutes: [String: [Route]] = [:]
     private var parameterRoutes: [Route] = []
     public private(set) var routes: [Route] = []
 
@@ -68,7 +69,7 @@ public struct Router: Sendable {
                           preflight: uploads ? preflight : nil, segments: segments, handler: handler)
         routes.append(route)
         if segments.allSatisfy({ if case .literal = $0 { true } else { false } }) {
-            staticRoutes[Router.normalized(pattern), default: [:]][method] = route
+            staticRoutes[Router.normalized(pattern), default: []].append(route)
         } else {
             parameterRoutes.append(route)
         }
@@ -87,10 +88,10 @@ public struct Router: Sendable {
     public func match(_ method: HTTPMethod, _ path: String) -> Match {
         let lookup = method == .head ? HTTPMethod.get : method
         if let byMethod = staticRoutes[Router.normalized(path)] {
-            if let route = byMethod[lookup] {
+            if let route = byMethod.first(where: { $0.method == lookup }) {
                 return .found(route, parameters: [:])
             }
-            return .methodNotAllowed(Router.allowed(byMethod.keys))
+            return .methodNotAllowed(Router.allowed(byMethod.map(\.method)))
         }
         let parts = Router.split(path)
         var allowed: Set<HTTPMethod> = []
