@@ -95,9 +95,11 @@ public struct Logger: Sendable {
     }
 
     /// The access-log line, written without the generic field loop: it runs for every request.
+    /// Into the file sink it is formatted on the stack, outside the sink's lock, and copied in
+    /// whole (a line too long for that goes the ordinary way).
     func access(method: String, route: String, status: Int, durationMicroseconds: Int, requestID: String) {
         guard Level.info >= minimumLevel else { return }
-        emit(.info, "request") { line in
+        func fields<Line: JSONOutput>(_ line: inout Line) {
             line.raw(#","method":"#)
             line.string(method)
             line.raw(#","route":"#)
@@ -109,30 +111,42 @@ public struct Logger: Sendable {
             line.raw(#","request_id":"#)
             line.string(requestID)
         }
+        if let bufferedSink = output.bufferedSink {
+            let written = withUnsafeTemporaryAllocation(byteCount: 512, alignment: 1) { buffer in
+                var line = JSONFixedWriter(buffer)
+                Self.write(&line, .info, "request", fields)
+                if !line.overflowed { bufferedSink.append(line.written) }
+                return !line.overflowed
+            }
+            if written { return }
+        }
+        emit(.info, "request") { fields(&$0) }
     }
 
     /// Writes `{"ts":…,"level":…,"event":…` + fields + `}`, into the file sink's buffer
     /// directly when it is one (no intermediate line), else as one line to the sink.
     private func emit(_ level: Level, _ event: String, _ fields: (inout JSONLineWriter) -> Void) {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        func build(_ line: inout JSONLineWriter) {
-            line.raw(#"{"ts":"#)
-            line.timestamp(time)
-            line.raw(#","level":""#)
-            line.raw(level.staticName)
-            line.raw(#"","event":"#)
-            line.string(event)
-            fields(&line)
-            line.raw("}\n")
-        }
         if let bufferedSink = output.bufferedSink {
-            bufferedSink.append(build)
+            bufferedSink.append { Self.write(&$0, level, event, fields) }
         } else {
             var line = JSONLineWriter()
-            build(&line)
+            Self.write(&line, level, event, fields)
             output.sink.write(line.bytes)
         }
+    }
+
+    /// One whole line: `{"ts":…,"level":…,"event":…` + fields + `}` and the newline.
+    private static func write<Line: JSONOutput>(_ line: inout Line, _ level: Level, _ event: String, _ fields: (inout Line) -> Void) {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        line.raw(#"{"ts":"#)
+        line.timestamp(time)
+        line.raw(#","level":""#)
+        line.raw(level.staticName)
+        line.raw(#"","event":"#)
+        line.string(event)
+        fields(&line)
+        line.raw("}\n")
     }
 
     private func append(_ key: String, _ value: LogValue, to line: inout JSONLineWriter) {
@@ -180,7 +194,12 @@ public final class FileDescriptorLogSink: LogSink, @unchecked Sendable {
     }
 
     public func write(_ line: [UInt8]) {
-        append { $0.bytesAppend(line) }
+        line.withUnsafeBytes { append($0) }
+    }
+
+    /// Copies a line formatted elsewhere into the buffer.
+    func append(_ line: UnsafeRawBufferPointer) {
+        append { $0.append(line) }
     }
 
     /// Formats a line straight into the buffer.
