@@ -361,20 +361,29 @@ private func queue(_ response: Response, requestID: String, on connection: Opaqu
         MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
     }
     guard let mhdResponse else { return MHD_Result.NO }
+    // Names and values go to C through withCString (a short string is copied on the stack),
+    // never String's implicit conversion, which allocates a C copy of each.
     for field in response.headers where !field.name.caseInsensitiveEquals("X-Request-Id") {
-        _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+        field.name.withCString { name in field.value.withCString { value in _ = MHD_add_response_header(mhdResponse, name, value) } }
     }
-    _ = MHD_add_response_header(mhdResponse, "X-Request-Id", requestID)
+    requestID.withCString { _ = MHD_add_response_header(mhdResponse, cString("X-Request-Id"), $0) }
     // An answer that does not say how it may be cached is never stored: this server's answers
     // carry tokens, codes, keys and personal data (RFC 9111 §5.2.2.5).
-    if response.headers["Cache-Control"] == nil { _ = MHD_add_response_header(mhdResponse, "Cache-Control", "no-store") }
+    if response.headers["Cache-Control"] == nil {
+        _ = MHD_add_response_header(mhdResponse, cString("Cache-Control"), cString("no-store"))
+    }
     let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     MHD_destroy_response(mhdResponse)
     return result
 }
 
-private func lookupHeader(_ connection: OpaquePointer, _ name: String) -> String? {
-    MHD_lookup_connection_value(connection, .HEADER_KIND, name).map { String(cString: $0) }
+private func lookupHeader(_ connection: OpaquePointer, _ name: StaticString) -> String? {
+    MHD_lookup_connection_value(connection, .HEADER_KIND, cString(name)).map { String(cString: $0) }
+}
+
+/// A literal as a C string, without a copy (literals are stored NUL-terminated).
+private func cString(_ text: StaticString) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
 private func collectValues(_ connection: OpaquePointer, kind: MHD_ValueKind) -> HTTPHeaders {
