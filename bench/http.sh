@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Throughput of GET /healthz: custos serve against a raw libmicrohttpd C server with the
-# same daemon options, in the same run. Servers are pinned to one core, wrk to the other.
+# same event-loop options (bench/peers/mhd_hello.c says what it leaves out), in the same run.
+# Servers are pinned to one core, wrk to the other. On a VM, a slower server leaves wrk idle
+# and each answer must wake it across cores, so handler work costs more than its own time.
 # Prints requests/s for each (median of alternating rounds) and, as the last line, the
 # ratio ours/raw. Run it on an otherwise idle machine.
 #   DURATION=5 ROUNDS=5 CONNECTIONS=64 THREADS=2 bench/http.sh      (CUSTOS_BIN: a binary built already)
