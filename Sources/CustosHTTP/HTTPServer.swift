@@ -234,7 +234,7 @@ extension HTTPServer {
         let headers = collectValues(connection, kind: .HEADER_KIND)
         let query = collectValues(connection, kind: .GET_ARGUMENT_KIND)
         let requestID = RequestID.make(clientValue: headers["X-Request-Id"])
-        let queryValues = query.count == 0 ? [:] : Dictionary(query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let queryValues = query.count == 0 ? [String: String]() : Dictionary(query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
         var request = Request(method: HTTPMethod(rawValue: method), path: path, query: queryValues,
                               headers: headers, body: pending.body, requestID: requestID,
                               remoteAddress: clientAddress(connection, headers))

@@ -14,7 +14,7 @@ public struct Request: Sendable {
     /// The peer's address, when known; `remoteAddress?.description` is `127.0.0.1` or `::1`.
     public var remoteAddress: RemoteAddress?
     /// Values of `{name}` segments of the matched route.
-    public var pathParameters: [String: String] = [:]
+    public var pathParameters = [String: String]()
 
     public init(method: HTTPMethod, path: String, query: [String: String] = [:], headers: HTTPHeaders = HTTPHeaders(),
                 body: Data = Data(), requestID: String = "test", remoteAddress: RemoteAddress? = nil) {

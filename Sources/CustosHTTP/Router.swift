@@ -89,7 +89,7 @@ public struct Router: Sendable {
         let lookup = method == .head ? HTTPMethod.get : method
         if let byMethod = staticRoutes[Router.normalized(path)] {
             if let route = byMethod.first(where: { $0.method == lookup }) {
-                return .found(route, parameters: [:])
+                return .found(route, parameters: [String: String]())
             }
             return .methodNotAllowed(Router.allowed(byMethod.map(\.method)))
         }
