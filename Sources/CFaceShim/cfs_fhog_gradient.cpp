@@ -1,5 +1,5 @@
 // Checks for cfs_fhog_gradient.hpp: the shim's HOG gradients against dlib's own template.
-#include "cfs_dlib.hpp"
+#include "cfs_checks.hpp"
 
 namespace {
 

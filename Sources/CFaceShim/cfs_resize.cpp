@@ -1,5 +1,5 @@
 // cfs_resize.hpp's resizing, and its comparison with dlib's own.
-#include "cfs_dlib.hpp"
+#include "cfs_checks.hpp"
 
 #include <immintrin.h>
 
