@@ -37,4 +37,27 @@ import Testing
         #expect(warning["ok"] as? Bool == false)
         #expect(warning["count"] as? Int == -3)
     }
+
+    /// The file sink takes access lines formatted on the stack; one too long for that buffer
+    /// (a hostile method name) goes the ordinary way, whole and escaped, never cut.
+    @Test func accessLinesReachTheFileSinkWholeLongOrShort() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("custos-log-\(UUID().uuidString)").path
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        try #require(fd >= 0)
+        defer { close(fd); unlink(path) }
+        let sink = FileDescriptorLogSink(fileDescriptor: fd)
+        let logger = Logger(sink: sink)
+        let hostile = String(repeating: "P\"\\\n\u{01}é", count: 200)
+        logger.access(method: "GET", route: "/healthz", status: 200, durationMicroseconds: 7, requestID: "r-1")
+        logger.access(method: hostile, route: "unmatched", status: 400, durationMicroseconds: 9, requestID: "r-2")
+        logger.info("after", ["n": .int(1)])
+        sink.flush()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 3)
+        let objects = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        #expect(objects.map { $0["request_id"] as? String } == ["r-1", "r-2", nil])
+        #expect(objects[0]["method"] as? String == "GET" && objects[0]["duration_us"] as? Int == 7)
+        #expect(objects[1]["method"] as? String == hostile && objects[1]["status"] as? Int == 400)
+        #expect(objects[2]["event"] as? String == "after")
+    }
 }
