@@ -109,7 +109,7 @@ public final class HTTPServer: Sendable {
         suspensions.withLock { state in
             state.open = false
             for entry in state.waiting.values {
-                entry.pending.answer.withLock { $0 = (.error(.serverStopping), entry.requestID) }
+                entry.pending.answer.withLock { $0 = PendingRequest.Answer(.error(.serverStopping), entry.requestID) }
                 MHD_resume_connection(entry.connection.connection)
             }
             state.waiting = [:]
@@ -151,8 +151,19 @@ final class PendingRequest: @unchecked Sendable {
     let startNanos = DispatchTime.now().uptimeNanoseconds
     /// The body limit of the request's route, once the body outgrew the ordinary one.
     var uploadLimit: Int?
-    /// Set by the worker that ran the handler, before it resumes the connection.
-    let answer = Mutex<(response: Response, requestID: String)?>(nil)
+    /// Set by the worker that ran the handler, before it resumes the connection. A reference,
+    /// so that the empty slot every inline request carries is freed without generic code.
+    let answer = Mutex<Answer?>(nil)
+
+    final class Answer: Sendable {
+        let response: Response
+        let requestID: String
+
+        init(_ response: Response, _ requestID: String) {
+            self.response = response
+            self.requestID = requestID
+        }
+    }
 }
 
 /// A suspended connection, for the worker that resumes it.
@@ -272,7 +283,7 @@ extension HTTPServer {
                 suspensions.withLock { state in
                     // Gone: `stop()` answered it already.
                     guard let entry = state.waiting.removeValue(forKey: key) else { return }
-                    pending.answer.withLock { $0 = (response, requestID) }
+                    pending.answer.withLock { $0 = PendingRequest.Answer(response, requestID) }
                     MHD_resume_connection(entry.connection.connection)
                 }
             }

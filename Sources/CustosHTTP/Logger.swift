@@ -172,37 +172,55 @@ public struct DiscardingLogSink: LogSink {
 /// `interval`, and on `flush()`. Keeps one `write(2)` per request off the hot path.
 /// (`@unchecked`: the timer is only touched in `init` and `deinit`; the buffer is a Mutex.)
 public final class FileDescriptorLogSink: LogSink, @unchecked Sendable {
-    private let fd: Int32
-    private let buffer = Mutex<[UInt8]>([])
-    private let capacity = 64 * 1024
+    private let lines: PendingLines
     private let timer: DispatchSourceTimer
 
     public init(fileDescriptor: Int32 = STDERR_FILENO, interval: Duration = .milliseconds(200)) {
-        fd = fileDescriptor
+        let lines = PendingLines(fd: fileDescriptor)
+        self.lines = lines
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "custos.log.flush"))
         self.timer = timer
         let (seconds, attoseconds) = interval.components
         let nanos = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         timer.schedule(deadline: .now() + .nanoseconds(nanos), repeating: .nanoseconds(nanos))
-        timer.setEventHandler { [weak self] in self?.flush() }
+        // The timer holds the buffer, not the sink: a weak reference to the sink would give it
+        // a side table, and every retain and release of it (one per access line) the slow path.
+        timer.setEventHandler { lines.flush() }
         timer.resume()
     }
 
     deinit {
         timer.cancel()
-        flush()
+        lines.flush()
     }
 
     public func write(_ line: [UInt8]) {
-        line.withUnsafeBytes { append($0) }
+        line.withUnsafeBytes { lines.append($0) }
     }
 
     /// Copies a line formatted elsewhere into the buffer.
+    func append(_ line: UnsafeRawBufferPointer) { lines.append(line) }
+
+    /// Formats a line straight into the buffer.
+    func append(_ build: (inout JSONLineWriter) -> Void) { lines.append(build) }
+
+    public func flush() { lines.flush() }
+}
+
+/// The file sink's buffer and descriptor.
+private final class PendingLines: Sendable {
+    private let fd: Int32
+    private let buffer = Mutex<[UInt8]>([])
+    private let capacity = 64 * 1024
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
+
     func append(_ line: UnsafeRawBufferPointer) {
         append { $0.append(line) }
     }
 
-    /// Formats a line straight into the buffer.
     func append(_ build: (inout JSONLineWriter) -> Void) {
         let full: [UInt8]? = buffer.withLock { pending in
             var writer = JSONLineWriter(adopting: &pending)
@@ -215,7 +233,7 @@ public final class FileDescriptorLogSink: LogSink, @unchecked Sendable {
         if let full { writeAll(full) }
     }
 
-    public func flush() {
+    func flush() {
         let pending = buffer.withLock { pending -> [UInt8] in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
