@@ -168,15 +168,15 @@ public struct DiscardingLogSink: LogSink {
     public func flush() {}
 }
 
-/// Buffers lines and writes them to a file descriptor when 64 KiB accumulate, every
-/// `interval`, and on `flush()`. Keeps one `write(2)` per request off the hot path.
+/// Buffers lines and writes them to a file descriptor when `bufferBytes` (64 KiB) accumulate,
+/// every `interval`, and on `flush()`. Keeps one `write(2)` per request off the hot path.
 /// (`@unchecked`: the timer is only touched in `init` and `deinit`; the buffer is a Mutex.)
 public final class FileDescriptorLogSink: LogSink, @unchecked Sendable {
     private let lines: PendingLines
     private let timer: DispatchSourceTimer
 
-    public init(fileDescriptor: Int32 = STDERR_FILENO, interval: Duration = .milliseconds(200)) {
-        let lines = PendingLines(fd: fileDescriptor)
+    public init(fileDescriptor: Int32 = STDERR_FILENO, interval: Duration = .milliseconds(200), bufferBytes: Int = 64 * 1024) {
+        let lines = PendingLines(fd: fileDescriptor, capacity: bufferBytes)
         self.lines = lines
         let timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "custos.log.flush"))
         self.timer = timer
@@ -207,14 +207,17 @@ public final class FileDescriptorLogSink: LogSink, @unchecked Sendable {
     public func flush() { lines.flush() }
 }
 
-/// The file sink's buffer and descriptor.
+/// The file sink's buffer and descriptor. Chunks are taken from the buffer and written under
+/// one lock, so they reach the descriptor whole and in order: to a pipe (a service manager's
+/// or a container's stderr), two writes larger than PIPE_BUF at once interleave their bytes.
 private final class PendingLines: Sendable {
-    private let fd: Int32
+    private let fd: Mutex<Int32>
     private let buffer = Mutex<[UInt8]>([])
-    private let capacity = 64 * 1024
+    private let capacity: Int
 
-    init(fd: Int32) {
-        self.fd = fd
+    init(fd: Int32, capacity: Int) {
+        self.fd = Mutex(fd)
+        self.capacity = capacity
     }
 
     func append(_ line: UnsafeRawBufferPointer) {
@@ -222,26 +225,27 @@ private final class PendingLines: Sendable {
     }
 
     func append(_ build: (inout JSONLineWriter) -> Void) {
-        let full: [UInt8]? = buffer.withLock { pending in
+        let full = buffer.withLock { pending in
             var writer = JSONLineWriter(adopting: &pending)
             build(&writer)
             pending = writer.release()
-            guard pending.count >= capacity else { return nil }
-            defer { pending = []; pending.reserveCapacity(capacity + 4096) }
-            return pending
+            return pending.count >= capacity
         }
-        if let full { writeAll(full) }
+        if full { flush() }
     }
 
     func flush() {
-        let pending = buffer.withLock { pending -> [UInt8] in
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
+        fd.withLock { fd in
+            let pending = buffer.withLock { pending -> [UInt8] in
+                guard !pending.isEmpty else { return [] }
+                defer { pending = []; pending.reserveCapacity(capacity + 4096) }
+                return pending
+            }
+            if !pending.isEmpty { Self.writeAll(pending, to: fd) }
         }
-        if !pending.isEmpty { writeAll(pending) }
     }
 
-    private func writeAll(_ bytes: [UInt8]) {
+    private static func writeAll(_ bytes: [UInt8], to fd: Int32) {
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             var offset = 0

@@ -1,6 +1,7 @@
 @testable import CustosHTTP
 import Foundation
 import Testing
+import Synchronization
 
 /// The pieces every access-log line and every answer is built from, written by hand for speed:
 /// each must still read as what it claims to be.
@@ -59,5 +60,59 @@ import Testing
         #expect(objects[0]["method"] as? String == "GET" && objects[0]["duration_us"] as? Int == 7)
         #expect(objects[1]["method"] as? String == hostile && objects[1]["status"] as? Int == 400)
         #expect(objects[2]["event"] as? String == "after")
+    }
+    /// Lines written from many threads into a pipe (where a write larger than PIPE_BUF is not
+    /// atomic), with flushes racing the buffer filling up: every line arrives whole, once, and
+    /// each thread's lines in the order it wrote them.
+    @Test func concurrentLinesReachAPipeWholeAndInOrder() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        let (readEnd, writeEnd) = (ends[0], ends[1])
+        let received = Mutex(Data())
+        let reader = Thread {
+            var chunk = [UInt8](repeating: 0, count: 1024)
+            while true {
+                // Small, slow reads keep the pipe full, so writers block part-way through.
+                let n = read(readEnd, &chunk, chunk.count)
+                if n <= 0 { break }
+                received.withLock { $0.append(contentsOf: chunk[0..<n]) }
+            }
+        }
+        reader.start()
+        let threads = 6, perThread = 1500
+        do {
+            let sink = FileDescriptorLogSink(fileDescriptor: writeEnd, interval: .milliseconds(1), bufferBytes: 8 * 1024)
+            let logger = Logger(sink: sink)
+            let pad = String(repeating: "x", count: 300)
+            DispatchQueue.concurrentPerform(iterations: threads + 1) { thread in
+                if thread == threads {
+                    for _ in 0..<2000 { sink.flush() }
+                    return
+                }
+                for index in 0..<perThread {
+                    logger.info("line", ["thread": .int(thread), "index": .int(index), "pad": .string(pad)])
+                }
+            }
+            sink.flush()
+        }
+        close(writeEnd)
+        while !reader.isFinished { usleep(1000) }
+        close(readEnd)
+        let lines = received.withLock { $0 }.split(separator: UInt8(ascii: "\n"))
+        #expect(lines.count == threads * perThread)
+        var next = [Int](repeating: 0, count: threads)
+        var torn = 0, outOfOrder = 0
+        for line in lines {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
+                  let thread = object["thread"] as? Int, let index = object["index"] as? Int else {
+                torn += 1
+                continue
+            }
+            if index != next[thread] { outOfOrder += 1 }
+            next[thread] = index + 1
+        }
+        #expect(torn == 0)
+        #expect(outOfOrder == 0)
+        #expect(next == [Int](repeating: perThread, count: threads))
     }
 }
