@@ -26,8 +26,9 @@ public final class WebhookReceiver: Sendable {
     private let log = Log()
 
     /// `answer(attempt)` is the status of a delivery's n-th request; `delay(attempt)` how long the
-    /// receiver takes before answering it; `location`, the `Location` of a 3xx answer.
-    public init(answer: @escaping @Sendable (Int) -> Int = { _ in 200 },
+    /// receiver takes before answering it; `location`, the `Location` of a 3xx answer; `host`,
+    /// the loopback address it listens on (`::1` for IPv6).
+    public init(host: String = "127.0.0.1", answer: @escaping @Sendable (Int) -> Int = { _ in 200 },
                 delay: @escaping @Sendable (Int) -> TimeInterval = { _ in 0 }, location: String? = nil) throws {
         let received = log
         var router = Router()
@@ -48,12 +49,15 @@ public final class WebhookReceiver: Sendable {
             if let location, (300..<400).contains(status) { response.headers.set("Location", location) }
             return response
         }
-        server = HTTPServer(configuration: HTTPServerConfiguration(port: 0, threads: 2, workers: 4), router: router,
+        self.host = host
+        server = HTTPServer(configuration: HTTPServerConfiguration(host: host, port: 0, threads: 2, workers: 4), router: router,
                             logger: Logger(sink: MemoryLogSink(), level: .error))
         try server.start()
     }
 
-    public var url: String { "http://127.0.0.1:\(server.port ?? 0)/hook" }
+    private let host: String
+
+    public var url: String { "http://\(host.contains(":") ? "[\(host)]" : host):\(server.port ?? 0)/hook" }
 
     /// Every request, in arrival order.
     public var requests: [Received] { log.items.withLock { $0 } }

@@ -27,6 +27,11 @@ public struct CallbackURLPolicy: CallbackURLValidator {
         let port: Int
         /// Numeric addresses, IPv6 in brackets (curl's `--resolve` form).
         let addresses: [String]
+
+        /// Whether the URL names an address rather than a host name (`[2001:db8::1]`, `203.0.113.7`).
+        var isAddressLiteral: Bool {
+            host.hasPrefix("[") || host.contains(":") || addresses == [host]
+        }
     }
 
     func checked(_ url: String) throws -> CheckedCallback {
@@ -53,6 +58,9 @@ public struct CallbackURLPolicy: CallbackURLValidator {
                 guard configuration.allowsPrivateAddresses else {
                     throw StepUpError.invalidCallback("points at a \(address.kind.rawValue) address, refused (webhook_allow_private is off)")
                 }
+            case .embedsIPv4:
+                throw StepUpError.invalidCallback("points at an IPv6 address that embeds an IPv4 one (mapped, translated, NAT64, 6to4 "
+                                                  + "or Teredo), refused: name the receiver's own IPv4 or IPv6 address")
             case .unusable:
                 throw StepUpError.invalidCallback("points at an address that cannot be called")
             }
@@ -63,7 +71,7 @@ public struct CallbackURLPolicy: CallbackURLValidator {
 
     /// One resolved address and what kind of network it is in.
     struct Address {
-        enum Kind: String { case `public`, loopback, privateNetwork = "private", linkLocal = "link-local", unusable }
+        enum Kind: String { case `public`, loopback, privateNetwork = "private", linkLocal = "link-local", embedsIPv4 = "IPv4-embedding", unusable }
         let bytes: [UInt8]
         var kind: Kind { Self.classify(bytes) }
 
@@ -90,28 +98,34 @@ public struct CallbackURLPolicy: CallbackURLValidator {
             }
         }
 
-        /// An IPv6 address, with every form that carries an IPv4 address judged by that address:
-        /// IPv4-mapped and IPv4-compatible, NAT64 (64:ff9b::/96), 6to4 (2002::/16) and Teredo
-        /// (2001::/32, its server and its obscured client address both).
+        /// An IPv6 address. Every form that carries an IPv4 address is refused whatever that
+        /// address is (`embedsIPv4`): IPv4-mapped (::ffff:0:0/96), IPv4-translated
+        /// (::ffff:0:0:0/96), IPv4-compatible (::/96), NAT64 well-known (64:ff9b::/96) and
+        /// local-use (64:ff9b:1::/48), 6to4 (2002::/16) and Teredo (2001::/32). Each is a way to
+        /// reach an IPv4 address that a check of the IPv6 form could misjudge, and no receiver
+        /// needs one: it has an IPv4 address of its own to name.
         static func classifyIPv6(_ bytes: [UInt8]) -> Kind {
-            let ipv4 = { (offset: Int) in Array(bytes[offset..<offset + 4]) }
             if bytes[0..<15].allSatisfy({ $0 == 0 }) { return bytes[15] == 1 ? .loopback : .unusable }
-            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xff && bytes[11] == 0xff { return classify(ipv4(12)) }
-            if bytes[0..<12].allSatisfy({ $0 == 0 }) { return classify(ipv4(12)) }
-            if bytes[0..<12] == [0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0] { return classify(ipv4(12)) }
-            // Local-use NAT64 (64:ff9b:1::/48) translates into the operator's own network.
-            if bytes[0..<6] == [0x00, 0x64, 0xff, 0x9b, 0x00, 0x01] { return .privateNetwork }
-            if bytes[0] == 0x20 && bytes[1] == 0x02 { return classify(ipv4(2)) }
-            if bytes[0..<4] == [0x20, 0x01, 0x00, 0x00] {
-                let server = classify(ipv4(4)), client = classify(ipv4(12).map { $0 ^ 0xff })
-                return server == .public && client == .public ? .public : (server == .public ? client : server)
-            }
+            if isIPv4Embedding(bytes) { return .embedsIPv4 }
             if bytes[0] & 0xfe == 0xfc { return .privateNetwork }
             if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0x80 { return .linkLocal }
             // Site-local (fec0::/10, deprecated but still routed inside some networks).
             if bytes[0] == 0xfe && bytes[1] & 0xc0 == 0xc0 { return .privateNetwork }
             if bytes[0] == 0xff { return .unusable }
             return .public
+        }
+
+        /// Whether a 16-byte address lies in one of the prefixes that embed an IPv4 address.
+        static func isIPv4Embedding(_ bytes: [UInt8]) -> Bool {
+            let zeros = { (range: Range<Int>) in bytes[range].allSatisfy { $0 == 0 } }
+            let ffff = { (at: Int) in bytes[at] == 0xff && bytes[at + 1] == 0xff }
+            if zeros(0..<10) && ffff(10) { return true }                      // mapped ::ffff:a.b.c.d
+            if zeros(0..<8) && ffff(8) && zeros(10..<12) { return true }      // translated ::ffff:0:a.b.c.d
+            if zeros(0..<12) { return true }                                  // compatible ::a.b.c.d
+            if bytes[0..<4] == [0x00, 0x64, 0xff, 0x9b] && (zeros(4..<12) || bytes[4..<6] == [0x00, 0x01]) { return true }  // NAT64
+            if bytes[0] == 0x20 && bytes[1] == 0x02 { return true }           // 6to4
+            if bytes[0..<4] == [0x20, 0x01, 0x00, 0x00] { return true }       // Teredo
+            return false
         }
     }
 

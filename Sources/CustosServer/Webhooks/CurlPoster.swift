@@ -23,8 +23,11 @@ struct CurlPoster {
         var headerList: UnsafeMutablePointer<curl_slist>?
         for (name, value) in headers + [("Expect", "")] { headerList = curl_slist_append(headerList, "\(name): \(value)") }
         defer { curl_slist_free_all(headerList) }
-        let host = callback.host.hasPrefix("[") ? String(callback.host.dropFirst().dropLast()) : callback.host
-        let resolve = curl_slist_append(nil, "\(host):\(callback.port):\(callback.addresses.joined(separator: ","))")
+        // A host name is pinned to the addresses it was checked at. An address literal names
+        // itself (nothing to resolve, nothing to re-point), and curl's resolve list cannot hold
+        // an IPv6 one ("Malformed option"): it is left out.
+        let resolve = callback.isAddressLiteral
+            ? nil : curl_slist_append(nil, "\(callback.host):\(callback.port):\(callback.addresses.joined(separator: ","))")
         defer { curl_slist_free_all(resolve) }
         let failure: CURLcode = body.withUnsafeBytes { bytes in
             let settings: [CURLcode] = [
@@ -37,7 +40,7 @@ struct CurlPoster {
                 custos_curl_set_long(handle, CURLOPT_NOSIGNAL, 1),
                 custos_curl_set_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(connectTimeout * 1000)),
                 custos_curl_set_long(handle, CURLOPT_TIMEOUT_MS, Int(totalTimeout * 1000)),
-                custos_curl_set_list(handle, CURLOPT_RESOLVE, resolve),
+                resolve.map { custos_curl_set_list(handle, CURLOPT_RESOLVE, $0) } ?? CURLE_OK,
                 custos_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList),
                 custos_curl_set_string(handle, CURLOPT_USERAGENT, "Custos-Webhook/1"),
                 custos_curl_set_body(handle, bytes.baseAddress, bytes.count),
