@@ -212,7 +212,8 @@ public struct LivenessEvaluation {
                 case .turnRight: tilt = .turnRight
                 }
                 return try PresentationAttacks.perspectivePhoto(bytes, count: count, tilt: tilt, seed: seed)
-            case .takeBytesAppended, .takeReencoded, .takeResized, .takeMirrored, .takeReversed, .boomerang:
+            case .takeBytesAppended, .takeReencoded, .takeResized, .takeMirrored, .takeReversed, .takeCropped, .takeResizedPadded,
+                 .takeCroppedPadded, .takeDroppedRepeated, .takePartPadded, .boomerang:
                 // Made from whole windows (`takeAttacks`), never from a single frame.
                 throw FaceError(.invalidOptions, "\(type.rawValue) is made from a take, not a frame")
             }

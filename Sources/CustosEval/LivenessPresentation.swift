@@ -29,6 +29,11 @@ public enum LivenessAttackType: String, CaseIterable, Sendable, Codable {
     case takeResized = "replayed_take_resized"
     case takeMirrored = "replayed_take_mirrored"
     case takeReversed = "replayed_take_reversed"
+    case takeCropped = "replayed_take_cropped"
+    case takeResizedPadded = "replayed_take_resized_padded"
+    case takeCroppedPadded = "replayed_take_cropped_padded"
+    case takeDroppedRepeated = "replayed_take_dropped_and_repeated"
+    case takePartPadded = "replayed_take_part_padded"
     /// A turn window played forward then backward, against the turn and its opposite.
     case boomerang = "boomerang_clip"
 
@@ -40,6 +45,11 @@ public enum LivenessAttackType: String, CaseIterable, Sendable, Codable {
         case .takeResized: .resized
         case .takeMirrored: .mirrored
         case .takeReversed: .reversed
+        case .takeCropped: .cropped
+        case .takeResizedPadded: .resizedPadded
+        case .takeCroppedPadded: .croppedPadded
+        case .takeDroppedRepeated: .droppedRepeated
+        case .takePartPadded: .partPadded
         default: nil
         }
     }

@@ -145,6 +145,15 @@ public struct LivenessReport: Encodable {
             let source = accepted.source.split(separator: "/").suffix(2).joined(separator: "/")
             lines.append("  accepted: \(accepted.type) from \(source) against \(accepted.action)")
         }
+        // The replayed takes side by side with the genuine acceptance they must not cost.
+        let replayTypes = LivenessAttackType.allCases.filter { $0.takeReplay != nil }.map(\.rawValue)
+        let replays = replayTypes.compactMap { apcer[$0] }
+        let refusedAsReplay = replays.reduce(0) { $0 + ($1.failures["replay"] ?? 0) }
+        let replayCount = replays.reduce(0) { $0 + $1.presentations }
+        let refusedAtAll = replays.reduce(0) { $0 + $1.presentations - $1.errors }
+        lines.append(String(format: "replayed takes (%d variants): %d of %d refused, %d of them as replays; genuine windows accepted: %d of %d (%.1f%%)",
+                            replays.count, refusedAtAll, replayCount, refusedAsReplay, bpcer.presentations - bpcer.errors,
+                            bpcer.presentations, bpcer.presentations == 0 ? 0 : 100 * Double(bpcer.presentations - bpcer.errors) / Double(bpcer.presentations)))
         lines.append(String(format: "targets: APCER 0%% for repeated frames and warped photos: %@ (worst %.1f%%); BPCER <= %.0f%%: %@",
                             meetsAPCERTarget ? "met" : "NOT met", maximumAPCER * 100, Self.bpcerTarget * 100,
                             bpcer.presentations == 0 ? "not measured (no genuine window shows these actions)"

@@ -54,6 +54,18 @@ import Testing
         #expect(replay.replays(Array(renoised[3...]), earlier: earlier))
         #expect(replay.replays(stride(from: 0, to: 12, by: 2).map { renoised[$0] }, earlier: earlier))
         #expect(replay.replays(renoised.map { $0?.mirrored }, earlier: earlier))
+        // Padded with a second of held frames at each end (camera noise of their own), frames
+        // dropped and repeated, or played at another rate: still the earlier take's run.
+        let padded = (0..<12).map { Self.scene(x: 4, noise: 2, seed: 700 &+ UInt64($0)) as FrameFingerprint? } + renoised
+            + (0..<12).map { Self.scene(x: 15, noise: 2, seed: 800 &+ UInt64($0)) as FrameFingerprint? }
+        #expect(replay.replays(padded, earlier: earlier))
+        let droppedAndRepeated = renoised.enumerated().flatMap { index, frame in index % 4 == 3 ? [] : index % 3 == 0 ? [frame, frame] : [frame] }
+        #expect(replay.replays(droppedAndRepeated, earlier: earlier))
+        #expect(replay.replays(renoised.flatMap { [$0, $0, $0] }, earlier: earlier))
+        // Only part of a longer earlier take, padded: the run covers the new take all the same.
+        let longer = Self.take(frames: 24, step: 0.5, seed: 5)
+        let part = Self.take(from: 7, frames: 8, step: 0.5, noise: 2, seed: 900)
+        #expect(replay.replays([Self.scene(x: 7, noise: 2, seed: 1)] + part + [Self.scene(x: 10.5, noise: 2, seed: 2)], earlier: longer))
         // Half of it replayed and half new still lines up; a third does not.
         #expect(replay.replays(Array(renoised[..<6]) + Self.take(from: 20, frames: 6, step: -1), earlier: earlier))
         #expect(!replay.replays(Array(renoised[..<3]) + Self.take(from: 20, frames: 9, step: -1), earlier: earlier))
@@ -65,7 +77,7 @@ import Testing
         // The same scene and motion with the head a little lower: a new take.
         #expect(!replay.replays(Self.take(y: 14, seed: 7), earlier: earlier))
         #expect(!replay.replays(Self.take(from: 20, step: -1, y: 13, seed: 7), earlier: earlier))
-        #expect(replay.alignment([], earlier: earlier) == nil)
+        #expect(replay.longestRun([], in: earlier.compactMap { $0 }) == 0)
     }
 
     @Test func framesThatComeBackAfterMovingAreARevisit() {
@@ -85,10 +97,10 @@ import Testing
         #expect(replay.revisits(there + back) == nil)
     }
 
-    /// The shortcut `replays` takes (no pair of frames close enough, so no line is walked) never
-    /// changes its answer: on takes near and far, cut, reversed and mirrored, it agrees with the
-    /// full alignment.
-    @Test func theClosestPairShortcutAgreesWithTheFullAlignment() {
+    /// The shortcut `replays` takes (no pair of frames close enough, so no run is looked for)
+    /// never changes its answer: on takes near and far, cut, reversed and mirrored, it agrees
+    /// with the full search.
+    @Test func theClosestPairShortcutAgreesWithTheFullSearch() {
         let replay = SequenceReplay()
         let earlier = Self.take(frames: 10, step: 1.2, seed: 7)
         var candidates: [[FrameFingerprint?]] = [
@@ -100,7 +112,8 @@ import Testing
                                         noise: Double(seed % 4), seed: UInt64(seed * 13)))
         }
         for take in candidates {
-            let full = (replay.alignment(take, earlier: earlier) ?? .infinity) < replay.alignedDistance
+            let full = replay.longestRun(take.compactMap { $0 }, in: earlier.compactMap { $0 })
+                >= max(replay.minimumRun, (min(take.count, earlier.count) + 1) / 2)
             #expect(replay.replays(take, earlier: earlier) == full)
             for case let (frame?, old?) in zip(take, earlier) {
                 #expect(abs(frame.distanceToMirror(of: old) - frame.distance(to: old.mirrored)) < 1e-6)

@@ -23,7 +23,15 @@ public struct ChallengeLivenessDetector: LivenessDetector {
 
     public func evaluate(_ frames: [LivenessFrame], challenge: LivenessChallenge) -> LivenessVerdict {
         if let problem = timingProblem(frames, challenge: challenge) { return .fail(.timing, problem) }
-        if Set(frames.map(\.digest)).count != frames.count { return .fail(.replay, "a frame repeats another frame of the capture") }
+        // A camera that sends the same frame twice in a row (it had no new one yet) shows no
+        // motion there: the repeat is set aside, not taken for a replay. A frame that comes
+        // back later, byte for byte, is one.
+        let sent = frames.count
+        let frames = frames.enumerated().filter { $0.offset == 0 || $0.element.digest != frames[$0.offset - 1].digest }.map(\.element)
+        guard frames.count >= policy.minimumFrames else {
+            return .fail(.replay, "the \(sent) frames hold only \(frames.count) different pictures: the same picture was sent again and again")
+        }
+        if Set(frames.map(\.digest)).count != frames.count { return .fail(.replay, "a frame comes back later in the capture, byte for byte") }
         if let revisits = policy.replay.revisits(frames.map(\.fingerprint)) {
             return revisits.reversed ? .fail(.sequenceReversed, "\(revisits.count) frames come back in reverse order after the head moved")
                 : .fail(.replay, "\(revisits.count) frames come back after the head moved")

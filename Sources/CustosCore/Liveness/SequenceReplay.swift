@@ -1,24 +1,31 @@
 import Foundation
 
-/// Replays that survive re-encoding, judged on frame fingerprints (`FrameFingerprint`).
+/// Replays that survive re-encoding, resizing and padding, judged on frame fingerprints
+/// (`FrameFingerprint`).
 ///
 /// A single frame cannot tell a replay from a new capture of a person holding still: both
 /// show the same picture. A sequence can. A replayed take (bytes appended, re-encoded,
-/// resized, mirrored, played backwards or at half the rate) lines up with the earlier take
-/// frame by frame, along one straight line through their distance matrix, at codec-noise
-/// distances; a new take of the same person lines up with no earlier one, because its
-/// motion is new. Within one capture, a frame that comes back (a clip played forward then
-/// backward to fake two turns, or looped) is closer to an earlier, non-neighbouring frame
-/// than to its own neighbours although the head moved in between.
+/// resized, mirrored, played backwards, faster or slower, frames dropped or repeated, held
+/// frames added at its ends, or only part of an earlier, longer take) holds an ordered run of
+/// the earlier take's frames, each matched at codec-noise distances; a new take of the same
+/// person holds no such run, because its motion is new (and a still head's frames differ by
+/// more than codec noise: see `alignedDistance`). The run needs to cover only part of the
+/// shorter take, so frames of the replay's own around it (held frames, camera noise) dilute
+/// nothing. A crop is not seen: it changes the whole frame's fingerprint (a 2% change of scale
+/// moves it by about 0.08, ten times `alignedDistance`). Within one capture,
+/// a frame that comes back (a clip played forward then backward to fake two turns, or looped)
+/// is closer to an earlier, non-neighbouring frame than to its own neighbours although the
+/// head moved in between.
 public struct SequenceReplay: Sendable, Hashable, Codable {
-    /// A take lines up with an earlier one when the median distance along the best line is
-    /// below this. On the liveness data (`bench/liveness.sh`) replayed takes line up at 0.0013
-    /// or less (bytes appended, re-encoded, mirrored, reversed) and 0.0065 or less (resized to
-    /// 80%); a new take of a person holding still lines up with an earlier one at 0.0117 at
-    /// the closest.
+    /// Two frames show the same picture (a replay) when their fingerprints are closer than
+    /// this. On the liveness data (`bench/liveness.sh`) replayed frames come within 0.0013
+    /// (bytes appended, re-encoded, mirrored, reversed) and 0.0065 (resized to 80%) of their
+    /// originals; a new take of a person holding still comes no closer than 0.0117.
     public var alignedDistance = 0.008
-    /// How much of the new take the line must cover (at least 3 frames).
+    /// How much of the shorter take the run must cover…
     public var minimumOverlap = 0.5
+    /// …and at least this many frames.
+    public var minimumRun = 3
     /// A frame "comes back" when it is this close to an earlier, non-neighbouring frame…
     public var revisitDistance = 0.008
     /// …at most this fraction of its distance to its neighbours…
@@ -30,16 +37,23 @@ public struct SequenceReplay: Sendable, Hashable, Codable {
 
     public init() {}
 
-    /// Steps of the lines tried: the same rate, half and a third of it, forwards and backwards.
-    static let steps = [1, 2, 3, -1, -2, -3]
-
-    /// Whether `take` replays `earlier` (or its mirror image).
+    /// Whether `take` replays `earlier` (or its mirror image): an ordered run of `earlier`'s
+    /// frames — forwards or backwards, at any rate — covers enough of the shorter take.
     public func replays(_ take: [FrameFingerprint?], earlier: [FrameFingerprint?]) -> Bool {
-        // A line's median distance is never below the closest pair of frames: when no frame of
-        // the take comes that close to an earlier frame or its mirror image (a new take, almost
-        // always), no line can, and the lines need not be walked.
+        // No run is longer than the pairs close enough to join one: when no frame of the take
+        // comes that close to an earlier frame or its mirror image (a new take, almost always),
+        // no run is looked for.
         guard Self.closestPair(take, earlier) < alignedDistance else { return false }
-        return (alignment(take, earlier: earlier) ?? .infinity) < alignedDistance
+        let (mine, theirs) = (take.compactMap { $0 }, earlier.compactMap { $0 })
+        return longestRun(mine, in: theirs) >= needed(take.count, earlier.count)
+    }
+
+    /// The run that makes a replay, between takes of `mine` and `theirs` frames: at
+    /// least `minimumRun`, and `minimumOverlap` of the shorter take. Of the shorter, so that
+    /// neither padding the replay (frames of its own around the run) nor replaying only part of
+    /// a longer earlier take dilutes it.
+    public func needed(_ mine: Int, _ theirs: Int) -> Int {
+        max(minimumRun, Int((minimumOverlap * Double(min(mine, theirs))).rounded(.up)))
     }
 
     /// The smallest distance between a frame of `take` and a frame of `earlier` or its mirror image.
@@ -47,43 +61,33 @@ public struct SequenceReplay: Sendable, Hashable, Codable {
         var closest = Double.infinity
         for case let frame? in take {
             for case let old? in earlier {
-                closest = min(closest, frame.distance(to: old), frame.distanceToMirror(of: old))
+                closest = min(closest, frame.distanceAllowingMirror(to: old))
             }
         }
         return closest
     }
 
-    /// The smallest median distance along a line through the distance matrix of `take` and
-    /// `earlier` (or its mirror image) that covers enough of the take; nil when none does.
-    public func alignment(_ take: [FrameFingerprint?], earlier: [FrameFingerprint?]) -> Double? {
-        guard !take.isEmpty, !earlier.isEmpty else { return nil }
-        let needed = max(3, Int((minimumOverlap * Double(take.count)).rounded(.up)))
-        guard take.count >= needed else { return nil }
-        var best: Double?
-        for olds in [earlier, earlier.map { $0?.mirrored }] {
-            let matrix = take.map { frame in
-                olds.map { old -> Double in
-                    guard let frame, let old else { return .infinity }
-                    return frame.distance(to: old)
+    /// The most frames of `take` matched, in their order, to frames of `earlier` (or their
+    /// mirror images) in theirs or in reverse, any frames skipped on either side: the longest
+    /// common subsequence under the `alignedDistance` match, in O(take x earlier).
+    public func longestRun(_ take: [FrameFingerprint], in earlier: [FrameFingerprint]) -> Int {
+        guard !take.isEmpty, !earlier.isEmpty else { return 0 }
+        var best = 0
+        // One match table: a frame matches an earlier one or its mirror image.
+        let close = take.map { frame in earlier.map { old in frame.distanceAllowingMirror(to: old) < alignedDistance } }
+        for backwards in [false, true] {
+            let columns = backwards ? Array(earlier.indices.reversed()) : Array(earlier.indices)
+            // lengths[c]: the longest run over the take's frames so far ending at or before
+            // column c (in walking order); the classic one-row LCS table.
+            var lengths = [Int](repeating: 0, count: earlier.count + 1)
+            for row in take.indices {
+                var next = [Int](repeating: 0, count: earlier.count + 1)
+                for (position, column) in columns.enumerated() {
+                    next[position + 1] = close[row][column] ? lengths[position] + 1 : max(lengths[position + 1], next[position])
                 }
+                lengths = next
             }
-            for step in Self.steps {
-                // Each maximal segment of a line with this step, walked from where it enters the matrix.
-                for row in take.indices {
-                    for column in earlier.indices {
-                        let previous = column - step
-                        guard row == 0 || previous < 0 || previous >= earlier.count else { continue }
-                        var distances: [Double] = []
-                        var (k, index) = (row, column)
-                        while k < take.count, index >= 0, index < earlier.count {
-                            if matrix[k][index].isFinite { distances.append(matrix[k][index]) }
-                            k += 1
-                            index += step
-                        }
-                        if distances.count >= needed { best = min(best ?? .infinity, Self.median(distances)) }
-                    }
-                }
-            }
+            best = max(best, lengths[earlier.count])
         }
         return best
     }
