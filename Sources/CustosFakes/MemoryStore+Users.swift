@@ -134,10 +134,11 @@ extension MemoryStore: DeviceStore {
         }
     }
 
-    public func confirmDevice(id: String, by binding: DeviceBinding) throws -> Bool {
+    public func confirmDevice(id: String, by binding: DeviceBinding, probationUntil: Date?) throws -> Bool {
         try write { state in
             guard let device = state.devices[id], device.boundBy == .password, device.revokedAt == nil else { return false }
             state.devices[id]?.boundBy = binding
+            state.devices[id]?.probationUntil = probationUntil.map(storedDate)
             return true
         }
     }
@@ -250,6 +251,7 @@ extension Device {
         device.lastUsedAt = lastUsedAt.map(storedDate)
         device.passwordVerifiedAt = passwordVerifiedAt.map(storedDate)
         device.revokedAt = revokedAt.map(storedDate)
+        device.probationUntil = probationUntil.map(storedDate)
         return device
     }
 }

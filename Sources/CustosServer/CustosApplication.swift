@@ -55,7 +55,8 @@ public enum CustosApplication {
         HealthRoutes.register(on: &routes, groups, database: dependencies.database, metrics: metrics)
         AdminRoutes.register(on: &routes, groups, identity: dependencies.identity, apiKeys: dependencies.apiKeys, clock: dependencies.clock)
         DeviceRoutes.register(on: &routes, groups, identity: dependencies.identity, notifications: dependencies.notifications)
-        IDVRoutes.register(on: &routes, groups, identity: dependencies.identity, idv: dependencies.idv)
+        IDVRoutes.register(on: &routes, groups, identity: dependencies.identity, idv: dependencies.idv,
+                           approvals: dependencies.notifications.map { DeviceApprovalService(identity: dependencies.identity, notifications: $0) })
         KeyRoutes.register(on: &routes, groups, signer: dependencies.signer, clock: dependencies.clock)
         NotificationRoutes.register(on: &routes, groups, notifications: dependencies.notifications, webhookSigner: dependencies.webhookSigner)
         OpenIDRoutes.register(on: &routes, groups, ciba: dependencies.ciba, oidc: dependencies.oidc)

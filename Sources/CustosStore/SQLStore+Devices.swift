@@ -7,7 +7,7 @@ extension SQLStore: DeviceStore {
     /// The columns every device query selects, in the order `device(from:)` reads them.
     private static let deviceColumns = """
         id, user_id, name, public_key_jwk, key_thumbprint, created_at, last_used_at, password_verified_at, revoked_at, sign_count,
-        bound_by, bound_from
+        bound_by, bound_from, probation_until
         """
 
     /// A device of a user that does not exist is refused with `StoreError.failure`
@@ -15,12 +15,12 @@ extension SQLStore: DeviceStore {
     public func addDevice(_ device: Device) throws {
         do {
             try database.execute(
-                "INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO devices (\(Self.deviceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
                     .text(device.id), .text(device.userID), .text(device.name), .text(device.publicKeyJWK),
                     .text(device.keyThumbprint), .date(device.createdAt), .optionalDate(device.lastUsedAt),
                     .optionalDate(device.passwordVerifiedAt), .optionalDate(device.revokedAt), .integer(Int64(device.signCount)),
-                    .text(device.boundBy.rawValue), .optionalText(device.boundFrom),
+                    .text(device.boundBy.rawValue), .optionalText(device.boundFrom), .optionalDate(device.probationUntil),
                 ]
             )
         } catch StoreError.duplicate {
@@ -57,9 +57,10 @@ extension SQLStore: DeviceStore {
         }
     }
 
-    public func confirmDevice(id: String, by binding: DeviceBinding) throws -> Bool {
-        try database.execute("UPDATE devices SET bound_by = ? WHERE id = ? AND bound_by = 'password' AND revoked_at IS NULL",
-                             [.text(binding.rawValue), .text(id)]) == 1
+    public func confirmDevice(id: String, by binding: DeviceBinding, probationUntil: Date?) throws -> Bool {
+        try database.execute(
+            "UPDATE devices SET bound_by = ?, probation_until = ? WHERE id = ? AND bound_by = 'password' AND revoked_at IS NULL",
+            [.text(binding.rawValue), .optionalDate(probationUntil), .text(id)]) == 1
     }
 
     /// Sets `lastUsedAt`, and `passwordVerifiedAt` too when `passwordVerified`; a device that
@@ -88,7 +89,8 @@ extension SQLStore: DeviceStore {
             revokedAt: try row.optionalDate(8),
             signCount: UInt32(clamping: try row.int64(9)),
             boundBy: DeviceBinding(rawValue: try row.string(10)) ?? .unrecorded,
-            boundFrom: try row.optionalString(11)
+            boundFrom: try row.optionalString(11),
+            probationUntil: try row.optionalDate(12)
         )
     }
 }

@@ -737,7 +737,22 @@ class Suite:
         self.check(clean, "no script run (window.pwned unset) and no <img> made from the name", "window.pwned set or an <img> in the page")
 
     def opt_out(self):
-        self.enrolled_account(self.video("still"))
+        """Opt-out needs the proof a template change needs: refused until a biometric
+        authentication matched in this session, then the template is deleted."""
+        self.enrolled_account(self.video("take-b", start=100))
+        self.open("optin")
+        self.find('#template-status-card[data-status-code="100"]')
+        self.click("#optout")
+        self.click('#optout-confirm button[data-value="delete"]')
+        title = self.find("#optout-result h2").text
+        self.check(title == "Verify your face first", "the result Verify your face first", title)
+        self.click('#optout-result button[data-value="ok"]')
+        self.open("biometric")
+        self.click("#start-authentication")
+        self.click('#selfie-confirm button[data-value="start"]')
+        title, fields = self.result_dialog()
+        self.check(fields.get("Biometric Result") == "MATCHED", "Biometric Result MATCHED", (title, fields))
+        self.click('#selfie-result button[data-value="dashboard"]')
         self.open("optin")
         self.find('#template-status-card[data-status-code="100"]')
         self.click("#optout")
@@ -788,6 +803,7 @@ class Suite:
         bound_by, text = item.get_attribute("data-bound-by"), item.text
         self.check(bound_by == "registration_code" and "from 127.0.0.1" in text, "the laptop bound by registration_code from 127.0.0.1",
                    (bound_by, text))
+        self.check("On probation" in text, "the laptop shown on probation (bound without another device's approval)", text)
         self.find('#device-list li[data-bound-by="activation"]')
         self.click(f'#device-list button.device-revoke[data-device="{laptop}"]')
         self.type("#device-revoke-password", PASSWORD)

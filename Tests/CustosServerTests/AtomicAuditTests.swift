@@ -68,6 +68,8 @@ import Testing
         let f = try await fixture(kind)
         defer { f.live.stop() }
         let challenge = try await f.api.challenge(bearer: f.bearer)
+        // The opt-out below has its proof (the relying party's grant), so only the audit refuses it.
+        _ = try await f.live.admin().grantEnrollment(f.userID)
         let before = try f.events()
 
         f.faults.failAppends(true)

@@ -29,7 +29,7 @@ import Testing
         defer { fixture.live.stop() }
         let phone = try await signedInPhone(fixture)
         let laptop = try fixture.live.client { $0.clientID = fixture.clientID; $0.localAuthentication = { _ in true } }
-        let approval = try await laptop.requestDeviceApproval(userID: fixture.userID, deviceName: "laptop")
+        let approval = try await laptop.requestDeviceApproval(userID: fixture.userID, deviceName: "laptop", password: IdentityFlowTests.password)
         #expect((10...99).contains(approval.number))
         let waiting = Task { try await laptop.awaitDeviceApproval(approval, interval: .milliseconds(50)) }
 
@@ -67,7 +67,8 @@ import Testing
             let key = try P256.PrivateKey.generate()
             return try await api.post("/v1/devices/approval-requests", DeviceApprovalRequestBody(
                 userID: fixture.userID, deviceName: "stranger",
-                devicePublicKey: PublicKeyJWK(x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y))))
+                devicePublicKey: PublicKeyJWK(x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y)),
+                password: IdentityFlowTests.password))
         }
         func claim(_ ticket: DeviceApprovalTicketInfo) async throws -> (Int, ErrorEnvelope) {
             try await api.postRaw("/v1/devices/approval-requests/claim", DeviceApprovalClaim(requestToken: ticket.requestToken))
@@ -99,48 +100,97 @@ import Testing
         #expect(try await fixture.live.admin().devices(fixture.userID).count == 2)
     }
 
-    /// The same answer for a user id that does not exist: a ticket no one can approve.
-    @Test func anUnknownUserGetsATicketThatNeverBinds() async throws {
-        let live = try LiveServer.make(.sqlite)
-        defer { live.stop() }
+    static func jwk() throws -> PublicKeyJWK {
         let key = try P256.PrivateKey.generate()
-        let api = RawAPI(base: live.baseURL)
-        let jwk = PublicKeyJWK(x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y))
-        let (status, body) = try await api.postData("/v1/devices/approval-requests",
-                                                    DeviceApprovalRequestBody(userID: "nobody-here", deviceName: "x", devicePublicKey: jwk))
-        #expect(status == 201)
-        let ticket = try WireJSON.decoder().decode(DeviceApprovalTicketInfo.self, from: body)
-        #expect(ticket.requestToken.hasPrefix("da_") && (10...99).contains(ticket.number))
-        #expect(try await api.postRaw("/v1/devices/approval-requests/claim", DeviceApprovalClaim(requestToken: ticket.requestToken)).0 == 409)
-        live.clock.advance(by: DeviceApprovalService.lifetime + 1)
-        let late = try await api.postRaw("/v1/devices/approval-requests/claim", DeviceApprovalClaim(requestToken: ticket.requestToken))
-        #expect(late.0 == 403 && late.1.error.code == "approval_denied")
+        return PublicKeyJWK(x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y))
     }
 
-    /// Strangers' approval requests cannot keep the user's own new device out: they are counted
-    /// per address (429 once spent, for an unknown user too), and when the user's slots are
-    /// full the oldest request ends to make room for the newest.
-    @Test func strangersApprovalRequestsNeitherFillTheSlotsNorKeepTheUserOut() async throws {
-        let fixture = try await SignInFixture.make(.sqlite)
+    /// Asking for a user's approval needs a proof that the asker knows the user. Without the
+    /// password (or a registration code) nothing reaches the user, and a user id that does not
+    /// exist answers exactly as a wrong password does: from sixty addresses, no prompt.
+    @Test(arguments: StoreKind.available)
+    func withoutAProofNothingReachesTheUserAndNoOneLearnsWhoExists(kind: StoreKind) async throws {
+        let fixture = try await SignInFixture.make(kind) { $0.identity.passwordRegistrationFailures = 100 }
         defer { fixture.live.stop() }
+        let phone = try await signedInPhone(fixture)
         let approvals = DeviceApprovalService(identity: fixture.live.identity, notifications: fixture.live.notifications)
-        func ask(_ user: String, from client: String) throws -> DeviceApprovalTicket {
-            let key = try P256.PrivateKey.generate()
-            return try approvals.request(userID: user, deviceName: "new", deviceKey: DevicePublicKey(
-                x: Base64URL.encode(key.publicKey.x), y: Base64URL.encode(key.publicKey.y)), client: client)
+        func ask(_ user: String, _ proof: DeviceRegistrationProof, from client: String) -> String {
+            do {
+                let jwk = try Self.jwk()
+                _ = try approvals.request(userID: user, deviceName: "Security check - type 42 then Approve",
+                                          deviceKey: DevicePublicKey(x: jwk.x, y: jwk.y), proof: proof, client: client)
+                return "ticket"
+            } catch let error as IdentityError {
+                return error.code
+            } catch {
+                return "\(error)"
+            }
         }
-        // One address runs out of requests, for a real user and for an unknown one alike.
-        for user in [fixture.userID, "nobody-here"] {
-            for _ in 0..<fixture.live.identity.policy.deviceProofAttempts { _ = try ask(user, from: "198.51.100.7") }
-            #expect(throws: IdentityError.self) { _ = try ask(user, from: "198.51.100.7") }
+        var answers: Set<String> = []
+        for index in 0..<60 {
+            answers.insert(ask(fixture.userID, .password("a guessed password"), from: "203.0.113.\(index)"))
+            answers.insert(ask("nobody-here", .password("a guessed password"), from: "198.51.100.\(index)"))
+            answers.insert(ask(fixture.userID, .registrationCode("rc_" + String(repeating: "a", count: 43)), from: "192.0.2.\(index)"))
         }
-        // Many addresses fill the user's slots; the user's own device still gets its request shown.
-        for index in 0..<8 { _ = try ask(fixture.userID, from: "203.0.113.\(index)") }
-        let own = try ask(fixture.userID, from: "192.0.2.10")
+        #expect(answers == ["approval_proof_rejected"], "\(answers)")
+        #expect(try await phone.getNotifications().notifications.isEmpty)
+
+        // Over HTTP: the same status and body for the unknown id and the wrong password.
+        let api = RawAPI(base: fixture.live.baseURL)
+        let unknown = try await api.postRaw("/v1/devices/approval-requests", DeviceApprovalRequestBody(
+            userID: "nobody-here", deviceName: "x", devicePublicKey: try Self.jwk(), password: "a guessed password"))
+        let wrong = try await api.postRaw("/v1/devices/approval-requests", DeviceApprovalRequestBody(
+            userID: fixture.userID, deviceName: "x", devicePublicKey: try Self.jwk(), password: "a guessed password"))
+        #expect(unknown.0 == 401 && wrong.0 == 401 && unknown.1 == wrong.1)
+        let bare = try await api.postRaw("/v1/devices/approval-requests", DeviceApprovalRequestBody(
+            userID: fixture.userID, deviceName: "x", devicePublicKey: try Self.jwk()))
+        #expect(bare.0 == 422 && bare.1.error.code == "invalid_field")
+        // The user was not locked by any of it.
+        #expect(try fixture.live.identity.attemptsLeft(userID: fixture.userID, factor: .credentials) == 5)
+    }
+
+    /// With the password (phished), a request still cannot tell the user what to type: the
+    /// prompt says what the server knows and shows the requester's name only as a short quoted
+    /// label without digits. Requests are bounded per user whatever the address, and a full
+    /// set of waiting requests refuses the newest rather than evicting the user's own.
+    @Test(arguments: StoreKind.available)
+    func aPromptCarriesNoInstructionAndRequestsAreBoundedPerUser(kind: StoreKind) async throws {
+        // One more request per user than there are slots, to see both limits.
+        let fixture = try await SignInFixture.make(kind) { $0.identity.deviceProofAttempts = 6 }
+        defer { fixture.live.stop() }
+        let phone = try await signedInPhone(fixture)
+        let approvals = DeviceApprovalService(identity: fixture.live.identity, notifications: fixture.live.notifications)
+        func ask(from client: String, name: String = "Security check - type 42 then Approve") throws -> DeviceApprovalTicket {
+            let jwk = try Self.jwk()
+            return try approvals.request(userID: fixture.userID, deviceName: name, deviceKey: DevicePublicKey(x: jwk.x, y: jwk.y),
+                                         proof: .password(IdentityFlowTests.password), client: client)
+        }
+        let first = try ask(from: "203.0.113.1")
+        let prompt = try await pending(phone, subject: "new device asks")
+        let label = "“" + DeviceApprovalService.promptLabel("Security check - type 42 then Approve") + "”"
+        #expect(prompt.message.contains(label) && prompt.message.contains("203.0.113.1") && prompt.message.contains("UTC"), "\(prompt.message)")
+        let requesterWrote = try #require(prompt.message.components(separatedBy: "calls itself").last)
+        #expect(!requesterWrote.contains { $0.isNumber } && !prompt.subject.contains { $0.isNumber }, "\(prompt.message)")
+        #expect(DeviceApprovalService.promptLabel("iPhone 15: TYPE 42!!") == "iPhone TYPE")
+        #expect(DeviceApprovalService.promptLabel("12345") == "device")
+        #expect(DeviceApprovalService.promptLabel(String(repeating: "a", count: 100)).count == DeviceApprovalService.promptLabelLength)
+
+        // Four more from four more addresses fill the user's slots; the next is refused, and the
+        // first (the user's own, say) still waits.
+        for index in 2...5 { _ = try ask(from: "203.0.113.\(index)") }
+        #expect(throws: StepUpError.self) { _ = try ask(from: "198.51.100.9") }
         let waiting = try fixture.live.store.notifications(userID: fixture.userID, open: true, now: fixture.live.clock.now(), limit: 100)
             .filter { $0.apiKeyID == DeviceApprovalService.approvalSender }
         #expect(waiting.count == fixture.live.notifications.policy.maximumPendingPerUser)
-        #expect(waiting.first?.number == own.number, "the newest request, the user's own, waits")
+        #expect(waiting.contains { $0.number == first.number && $0.message.contains("203.0.113.1") })
+
+        // Past the per-user bound, whatever the address: 429 until the window clears.
+        do {
+            _ = try ask(from: "192.0.2.78")
+            Issue.record("a seventh request within the window was admitted")
+        } catch let error as IdentityError {
+            #expect(error.code == "too_many_attempts")
+        }
     }
 
     /// Where the operator allows it, the password binds a device that proves only the password:
@@ -300,12 +350,15 @@ import Testing
         let phone = try await signedInPhone(fixture)
         let link = try await fixture.live.admin().issueRegistrationCode(fixture.userID)
         let laptop = try fixture.live.client()
-        _ = try await laptop.registerDevice(userID: fixture.userID, registrationCode: link.registrationCode, deviceName: "work laptop")
+        let laptopID = try #require(try await laptop.registerDevice(userID: fixture.userID, registrationCode: link.registrationCode,
+                                                                    deviceName: "work laptop").deviceID)
         let notice = try await pending(phone, subject: "device was bound")
         #expect(notice.message.contains("work laptop") && notice.message.contains("registration code") && notice.message.contains("127.0.0.1"))
-        #expect(notice.actions.map(\.action) == ["ok"])
+        #expect(notice.actions.map(\.action) == ["ok", DeviceApprovalService.unbindAction(laptopID)])
+        #expect(notice.actions.last?.authLevel == AuthLevel.deviceSignature)
+        // The new device cannot answer (and so hide) the notice of its own binding; the phone can.
+        await expectError("notice_about_this_device") { try await laptop.updateNotification(notice, action: "ok") }
         #expect(try await phone.updateNotification(notice, action: "ok").statusCode == 100)
-        // The new device itself is not told of its own binding.
         #expect(try await laptop.getNotifications().notifications.isEmpty)
     }
 }

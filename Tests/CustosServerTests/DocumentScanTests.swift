@@ -182,6 +182,7 @@ import Testing
         let open = try await api.documentScan(bearer: bearer)
         #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == 5)
 
+        _ = try await live.admin().grantEnrollment(userID)
         #expect(try await client.optOutIDVBiometric().result)
         let gone: IDVResultResponse = try await api.post("/v1/idv/transactions/\(open.idvAuditTransactionID)/document",
                                                          IDVDocumentRequest(frontImage: try Self.ownPortrait()), bearer: bearer)
@@ -271,6 +272,7 @@ import Testing
         let (client, userID) = try await live.enrolledUser()
         let kept = try await client.initiateIDVAdditionalDocumentScan(reason: "Kept", front: try Self.ownPortrait(), back: try Self.back())
         let keptID = kept.idvAuditInfo.idvAuditTransactionID
+        _ = try await admin.grantEnrollment(userID)
         #expect(try await client.optOutIDVBiometric().result)
         #expect(try await admin.idvDocument(keptID, side: "back").data == (try Self.back()))
 

@@ -13,3 +13,15 @@ func expectError(_ code: String, sourceLocation: SourceLocation = #_sourceLocati
         Issue.record("expected the error \(code); got \(error)", sourceLocation: sourceLocation)
     }
 }
+
+/// The code of the error `call` throws (a `CustosError`'s wire code), nil when it succeeds.
+func errorCode(_ call: () async throws -> Any) async -> String? {
+    do {
+        _ = try await call()
+        return nil
+    } catch let error as CustosError {
+        return error.code
+    } catch {
+        return "\(error)"
+    }
+}

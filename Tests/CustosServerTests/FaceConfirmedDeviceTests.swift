@@ -58,8 +58,26 @@ import Testing
         #expect(events.contains {
             $0.kind == AuditKind.deviceConfirmed.rawValue && $0.details["device_id"] == tabletID && $0.details["proof"] == "face_match"
         })
-        // Now it answers for a bound device: here, it may delete the face.
-        let optedOut = try await tablet.optOutIDVBiometric()
-        #expect(optedOut.statusCode == 100)
+        // Now it answers for a bound device, on probation: one bypassed liveness check must not
+        // hand over the account, so the face template, the password and the other devices wait.
+        let listed = try #require(try await live.admin().devices(userID).first { $0.deviceID == tabletID })
+        #expect(listed.probationUntil != nil)
+        #expect(events.contains { $0.kind == AuditKind.deviceConfirmed.rawValue && $0.details["probation_until"] != nil })
+        do {
+            _ = try await tablet.optOutIDVBiometric()
+            Issue.record("a device on probation deleted the face")
+        } catch let error as CustosError {
+            #expect(error.code == "device_on_probation", "\(error)")
+        }
+        do {
+            _ = try await tablet.changePassword(userID: userID, oldPassword: IdentityFlowTests.password, newPassword: "the attacker's own passphrase")
+            Issue.record("a device on probation changed the password")
+        } catch let error as CustosError {
+            #expect(error.code == "device_on_probation", "\(error)")
+        }
+        #expect(try await phone.login(userID: userID, deviceID: phoneID, password: IdentityFlowTests.password).statusCode == 100)
+        // The phone is told, and can unbind it with one signed answer.
+        let notice = try #require(try await phone.getNotifications().notifications.first { $0.message.contains("match of your face") })
+        #expect(notice.actions.map(\.action).contains(DeviceApprovalService.unbindAction(tabletID)))
     }
 }

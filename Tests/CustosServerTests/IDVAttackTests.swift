@@ -15,18 +15,6 @@ import Testing
         RecordedFrames(frames: try FaceFixture.frames(sequence, range), framesPerSecond: FaceFixture.framesPerSecond(sequence), clock: live.clock)
     }
 
-    /// The code of the error `call` throws.
-    func errorCode(_ call: () async throws -> Any) async -> String? {
-        do {
-            _ = try await call()
-            return nil
-        } catch let error as CustosError {
-            return error.code
-        } catch {
-            return "\(error)"
-        }
-    }
-
     /// Re-rolling challenges until one fits a recording: every challenge that was out and then
     /// cancelled (or superseded by a new start) uses an attempt, until 153 locks the user.
     @Test(arguments: StoreKind.available)
@@ -124,6 +112,9 @@ import Testing
         _ = try await live.admin().grantEnrollment(userID)
         let enrolled = try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 1...25))
         #expect(enrolled.templateCreated)
+        // Opt-out needs the proof a replacement needs: here, the relying party's grant.
+        #expect(await errorCode { try await client.optOutIDVBiometric() } == "template_change_needs_proof")
+        _ = try await live.admin().grantEnrollment(userID)
         #expect(try await client.optOutIDVBiometric().result)
         #expect(await errorCode { try await client.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(live, "blink_selfie", 55...70)) }
                 == "enrollment_grant_required")
@@ -211,6 +202,44 @@ import Testing
         try live.store.database.execute("UPDATE frame_memories SET ciphertext = ?", [.blob(Data("garbage".utf8))])
         let after = try await client.initiateIDVServerBiometricAuthentication(reason: "After tampering", frameSource: camera(live, "blink_selfie", 119...131))
         #expect(after.biometricResult?.displayText == "MATCHED")
+    }
+
+    /// An earlier take replayed the way a fake camera plays it: resized, padded with about a
+    /// second of held frames (faint noise of their own) at each end, frames dropped and
+    /// repeated, or only a part of the longer enrolment take. Each is refused as a replay; a
+    /// camera that sends one frame twice in a row in a new take is not. (A crop is not seen:
+    /// `SequenceReplay`, and docs/security.md's liveness figures.)
+    @Test(arguments: StoreKind.available)
+    func replaysResizedOrPaddedAreRefusedEvenInsideTheEnrolmentTake(kind: StoreKind) async throws {
+        let live = try LiveServer(store: LiveServer.store(kind), idv: Self.blinkOnly)
+        defer { live.stop() }
+        let (client, _) = try await live.enrolledUser()   // enrolled from blink_selfie 1...25
+        let enrolment = try FaceFixture.frames("blink_selfie", 1...25)
+        let take = try FaceFixture.frames("blink_selfie", 38...50)
+        let matched = try await client.initiateIDVServerBiometricAuthentication(
+            reason: "The real one", frameSource: RecordedFrames(frames: take, framesPerSecond: 12, clock: live.clock))
+        #expect(matched.biometricResult?.displayText == "MATCHED")
+
+        let replays: [(String, [Data])] = [
+            ("part of the enrolment, resized and padded", try PresentationAttacks.replayedTake(enrolment, .partPadded)),
+            ("resized and padded", try PresentationAttacks.replayedTake(take, .resizedPadded)),
+            ("frames dropped and repeated", try PresentationAttacks.replayedTake(take, .droppedRepeated)),
+        ]
+        var attemptsLeft = 5
+        for (name, frames) in replays {
+            let result = try await client.initiateIDVServerBiometricAuthentication(
+                reason: "Replay", frameSource: RecordedFrames(frames: frames, framesPerSecond: 12, clock: live.clock))
+            attemptsLeft -= 1
+            #expect(result.biometricResult?.displayText == "LIVENESS_FAILED" && result.biometricResult?.livenessReason == "replay",
+                    "\(name): \(String(describing: result.biometricResult))")
+            #expect(result.attemptsLeft == attemptsLeft)
+        }
+        // A new take whose camera sent one frame twice in a row: the repeat is set aside.
+        var fresh = try FaceFixture.frames("blink_selfie", 119...131)
+        fresh.insert(fresh[4], at: 5)
+        let repeated = try await client.initiateIDVServerBiometricAuthentication(
+            reason: "A new take", frameSource: RecordedFrames(frames: fresh, framesPerSecond: 12, clock: live.clock))
+        #expect(repeated.biometricResult?.displayText == "MATCHED", "\(String(describing: repeated.biometricResult))")
     }
 
     /// One head turn played forward then backward, every frame re-encoded, to pass a challenge

@@ -144,6 +144,9 @@ public struct DeviceInfo: Codable, Equatable, Sendable {
     public var boundBy: String?
     /// The client address it was bound from.
     public var boundFrom: String?
+    /// Until when it is on probation (bound or confirmed without another bound device's
+    /// approval): no password change, no unbinding or approving devices, no template change.
+    public var probationUntil: Date?
 
     enum CodingKeys: String, CodingKey {
         case name
@@ -156,10 +159,12 @@ public struct DeviceInfo: Codable, Equatable, Sendable {
         case keyKind = "key_kind"
         case boundBy = "bound_by"
         case boundFrom = "bound_from"
+        case probationUntil = "probation_until"
     }
 
     public init(deviceID: String, userID: String, name: String, keyThumbprint: String, createdAt: Date, lastUsedAt: Date?, revokedAt: Date?,
-                keyKind: String? = nil, boundBy: String? = nil, boundFrom: String? = nil) {
+                keyKind: String? = nil, boundBy: String? = nil, boundFrom: String? = nil, probationUntil: Date? = nil) {
+        self.probationUntil = probationUntil
         self.keyKind = keyKind
         self.boundBy = boundBy
         self.boundFrom = boundFrom

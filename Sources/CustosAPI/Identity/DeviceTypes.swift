@@ -222,17 +222,25 @@ public struct DeviceApprovalRequestBody: Codable, Equatable, Sendable {
     public var userID: String
     public var deviceName: String
     public var devicePublicKey: PublicKeyJWK
+    /// What proves the requester knows the user: exactly one of the user's password and a
+    /// registration code the relying party issued. Without it nothing reaches the user.
+    public var password: String?
+    public var registrationCode: String?
 
     enum CodingKeys: String, CodingKey {
         case userID = "user_id"
         case deviceName = "device_name"
         case devicePublicKey = "device_public_key"
+        case password
+        case registrationCode = "registration_code"
     }
 
-    public init(userID: String, deviceName: String, devicePublicKey: PublicKeyJWK) {
+    public init(userID: String, deviceName: String, devicePublicKey: PublicKeyJWK, password: String? = nil, registrationCode: String? = nil) {
         self.userID = userID
         self.deviceName = deviceName
         self.devicePublicKey = devicePublicKey
+        self.password = password
+        self.registrationCode = registrationCode
     }
 }
 

@@ -4,6 +4,9 @@
 public enum AuditActor {
     /// The operator at the database, with no API key.
     public static let local = "local"
+    /// The server's own policy (a device unbound when the proof it rested on ended or its tries
+    /// ran out).
+    public static let policy = "policy"
     /// The detail that names the actor.
     public static let detail = "actor"
 }

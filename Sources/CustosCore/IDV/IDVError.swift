@@ -28,7 +28,8 @@ public enum IDVError: Error, Equatable, Sendable {
     /// The upload does not belong to the transaction's workflow (frames for a document scan,
     /// a document upload for a selfie workflow).
     case wrongStep(workflow: Int)
-    /// A template exists: replacing it needs a recent MATCHED authentication or a grant.
+    /// A template exists: replacing or deleting it needs a recent MATCHED authentication in
+    /// the same session, or a grant.
     case templateChangeNeedsProof
     /// `--enrollment grant`: enrolling needs the relying party's grant.
     case enrollmentGrantRequired
@@ -94,7 +95,7 @@ public enum IDVError: Error, Equatable, Sendable {
                 ? "Workflow 7 takes the document's images (…/document), not selfie frames."
                 : "Workflow \(workflow) takes selfie frames (…/frames), not a document upload."
         case .templateChangeNeedsProof:
-            "A biometric template exists: replacing it needs a MATCHED server biometric authentication in the last minutes, or the relying party's grant."
+            "A biometric template exists: replacing or deleting it needs a MATCHED server biometric authentication in this session in the last minutes, or the relying party's grant."
         case .enrollmentGrantRequired: "Enrolling a biometric template needs the relying party's grant on this server."
         }
     }

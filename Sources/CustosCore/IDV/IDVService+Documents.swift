@@ -15,10 +15,14 @@ extension IDVService {
     /// than the frame byte cap or declaring more pixels than the frame pixel cap, one that is
     /// neither JPEG nor PNG. An image that does not decode, or a front without a face, leaves
     /// the transaction open for another upload, its attempt given back.
+    ///
+    /// `deviceID`: the device whose session sent it; one the password alone bound is refused
+    /// (`deviceNotConfirmed`): a scan of another face must not spend the user's attempts.
     public func submitDocument(userID: String, transactionID: String, front: Data?,
-                               back: Data?) throws -> (transaction: IDVTransaction, result: IDVResult) {
+                               back: Data?, deviceID: String? = nil) throws -> (transaction: IDVTransaction, result: IDVResult) {
         let transaction = try ownTransaction(userID: userID, id: transactionID)
         guard !transaction.workflow.takesSelfie else { throw IDVError.wrongStep(workflow: transaction.workflow.rawValue) }
+        _ = try identity.biometricAttemptHolder(deviceID: deviceID, workflow: transaction.workflow)
         guard transaction.state == .challenged else { throw IDVError.transactionState(transaction.state) }
         let now = clock.now()
         guard transaction.expiresAt > now else { throw IDVError.transactionExpired }

@@ -6,14 +6,19 @@ extension IDVService {
     /// Workflow 8 failures (not matched, liveness failed) use one of the user's attempts.
     /// `deviceID` is the device whose session sent the frames: a workflow 8 match confirms it
     /// when the password alone had bound it (`IdentityService.confirmByFaceMatch`).
+    /// `sessionID`: the session that sent them; a workflow 8 match is proof for a template change
+    /// in that session only.
     public func submit(userID: String, transactionID: String, nonce: String, frames: [CapturedFrame],
-                       document: Data? = nil, deviceID: String? = nil) throws -> (transaction: IDVTransaction, result: IDVResult) {
+                       document: Data? = nil, deviceID: String? = nil,
+                       sessionID: String? = nil) throws -> (transaction: IDVTransaction, result: IDVResult) {
         let transaction = try ownTransaction(userID: userID, id: transactionID)
         guard transaction.workflow.takesSelfie else { throw IDVError.wrongStep(workflow: transaction.workflow.rawValue) }
         guard transaction.state == .challenged, let challenge = transaction.challenge else {
             throw IDVError.transactionState(transaction.state)
         }
         try checkFrames(frames)
+        // Before the nonce is spent: a device the password alone bound spends only its own tries.
+        let holder = try identity.biometricAttemptHolder(deviceID: deviceID, workflow: transaction.workflow)
         if transaction.workflow == .kyc {
             guard let document, !document.isEmpty else { throw IDVError.documentMissing }
         }
@@ -32,10 +37,11 @@ extension IDVService {
         }
         guard nonceAccepted else { throw IDVError.challengeRejected }
 
-        return try judge(transaction, now: now, assess: { try assess($0, challenge: challenge, frames: frames, document: document, now: now) }) {
+        return try judge(transaction, now: now, holder: holder, assess: { try assess($0, challenge: challenge, frames: frames, document: document, now: now) }) {
             transaction, result in
-            guard let deviceID, transaction.workflow == .serverBiometricAuthentication, result.decision == .matched else { return }
-            _ = try identity.confirmByFaceMatch(deviceID: deviceID, userID: userID, transactionID: transaction.id)
+            guard transaction.workflow == .serverBiometricAuthentication, result.decision == .matched else { return }
+            if let sessionID { try keepRecentMatch(userID: userID, sessionID: sessionID) }
+            if let deviceID { _ = try identity.confirmByFaceMatch(deviceID: deviceID, userID: userID, transactionID: transaction.id) }
         }
     }
 

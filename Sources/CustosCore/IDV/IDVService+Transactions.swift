@@ -20,9 +20,10 @@ extension IDVService {
     /// A user has at most one open transaction: starting one closes the others, and a closed
     /// one whose liveness challenge was out uses an attempt (so re-rolling challenges is not
     /// free). An enrolment needs proof to replace an existing template, and a grant under
-    /// `--enrollment grant` (see `authorizeEnrollment`).
+    /// `--enrollment grant` (see `authorizeEnrollment`). `sessionID`: the session that asks;
+    /// only a match made in that very session is proof (a refusal counts against it).
     public func initiate(userID: String, workflow: IDVWorkflow, reason: String?, consent: BiometricConsent?,
-                         relyingPartyNonce: String? = nil) throws -> IDVTransaction {
+                         relyingPartyNonce: String? = nil, sessionID: String? = nil) throws -> IDVTransaction {
         let reason = reason ?? workflow.defaultReason
         try checkText(reason, field: "reason")
         if let relyingPartyNonce { try checkText(relyingPartyNonce, field: "rp_nonce") }
@@ -34,11 +35,11 @@ extension IDVService {
         }
         let now = clock.now()
         // The grant or match it uses, the transactions it closes and its audit event go together.
-        return try store.atomically {
+        return try countingRefusals(sessionID: sessionID, userID: userID) { try store.atomically {
             var details = ["workflow": String(workflow.rawValue)]
             var replacesTemplate = false
             if workflow.enrolls {
-                let authorization = try authorizeEnrollment(userID: userID, now: now)
+                let authorization = try authorizeTemplateChange(userID: userID, sessionID: sessionID, now: now)
                 replacesTemplate = authorization.replaces
                 details["authorized_by"] = authorization.by
             }
@@ -58,16 +59,37 @@ extension IDVService {
             try store.createTransaction(transaction)
             try audit.record(.idvTransactionStarted, userID: userID, transactionID: transaction.id, details: details)
             return transaction
+        } }
+    }
+
+    /// Runs a template change, counting a refusal for want of proof against the session that
+    /// asked (outside the change's database transaction, which the refusal rolls back).
+    func countingRefusals<T>(sessionID: String?, userID: String, _ change: () throws -> T) throws -> T {
+        do {
+            return try change()
+        } catch IDVError.templateChangeNeedsProof {
+            if let sessionID { try identity.countRefusedTemplateChange(sessionID: sessionID, userID: userID) }
+            throw IDVError.templateChangeNeedsProof
         }
+    }
+
+    /// The digest under which a MATCHED server biometric authentication is kept as proof for a
+    /// template change: the session's own, so that it proves nothing to any other session.
+    func recentMatchDigest(sessionID: String) -> Data {
+        digester.digest("recent_match:" + sessionID)
     }
 
     /// Whether an enrolment may start, and on what authority. While a template exists only
     /// proof replaces it: a MATCHED server biometric authentication within the re-enrolment
-    /// window, or a relying-party grant (either is used up here). Without a template the
-    /// session suffices, unless the policy asks every enrolment for a grant.
-    private func authorizeEnrollment(userID: String, now: Date) throws -> (replaces: Bool, by: String) {
+    /// window made in this same session (so on this device), or a relying-party grant (either
+    /// is used up here). Without a template the session suffices, unless the policy asks every
+    /// enrolment for a grant.
+    func authorizeTemplateChange(userID: String, sessionID: String?, now: Date) throws -> (replaces: Bool, by: String) {
         if try store.template(userID: userID) != nil {
-            if try store.consumeAny(purpose: Purpose.recentMatch, subject: userID, now: now) != nil { return (true, "recent_match") }
+            if let sessionID, try store.consume(purpose: Purpose.recentMatch, digest: recentMatchDigest(sessionID: sessionID), now: now)?
+                .subject == userID {
+                return (true, "recent_match")
+            }
             if try store.consumeAny(purpose: Purpose.enrollmentGrant, subject: userID, now: now) != nil { return (true, "grant") }
             throw IDVError.templateChangeNeedsProof
         }
@@ -83,15 +105,17 @@ extension IDVService {
     }
 
     /// The relying party lets the user enrol once (a first template under `--enrollment
-    /// grant`, or a replacement): a single-use grant that expires.
+    /// grant`, or a replacement, or an opt-out): a single-use grant that expires, audited with
+    /// `actor` (the API key that granted it).
     @discardableResult
-    public func grantEnrollment(userID: String) throws -> Date {
+    public func grantEnrollment(userID: String, actor: String) throws -> Date {
         let now = clock.now()
         let expiresAt = now.addingTimeInterval(policy.enrollmentGrantLifetime)
         try store.atomically {
             try store.issue(SingleUseToken(purpose: Purpose.enrollmentGrant, digest: Data(random.bytes(count: 32)), subject: userID,
                                            expiresAt: expiresAt))
-            try audit.record(.enrollmentGranted, userID: userID, details: ["expires_at": ISO8601DateFormatter().string(from: expiresAt)])
+            try audit.record(.enrollmentGranted, userID: userID, details: ["expires_at": ISO8601DateFormatter().string(from: expiresAt),
+                                                                          AuditActor.detail: actor])
         }
         return expiresAt
     }

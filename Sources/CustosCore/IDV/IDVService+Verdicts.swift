@@ -22,7 +22,10 @@ extension IDVService {
     /// (attempts, template, lock), its audit events and what `keep` stores with it commit
     /// together or not at all. When anything throws nothing was concluded: the attempt is
     /// given back and the transaction goes back to where the client can cancel it.
-    func judge(_ claimed: IDVTransaction, now: Date, assess: (IDVTransaction) throws -> Assessment,
+    ///
+    /// `holder`: whose attempts the capture spends (a device the password alone bound spends
+    /// its own tries, never the user's: see `BiometricAttemptHolder`).
+    func judge(_ claimed: IDVTransaction, now: Date, holder: BiometricAttemptHolder = .user, assess: (IDVTransaction) throws -> Assessment,
                keep: (IDVTransaction, IDVResult) throws -> Void = { _, _ in }) throws -> (transaction: IDVTransaction, result: IDVResult) {
         var transaction = claimed
         let userID = transaction.userID
@@ -30,11 +33,11 @@ extension IDVService {
         guard try store.updateTransaction(transaction, expected: .challenged) else {
             throw IDVError.transactionState(try store.transaction(id: transaction.id)?.state ?? .cancelled)
         }
-        let used = try identity.awaitAttempt(userID: userID, factor: .biometric)
+        let used = try takeAttempt(holder, userID: userID)
         do {
             let assessment = try used == nil ? nil : assess(transaction)
             return try store.atomically {
-                let result = try signed(try conclude(transaction, assessment, used: used, now: now), of: transaction)
+                let result = try signed(try conclude(transaction, assessment, used: used, holder: holder, now: now), of: transaction)
                 transaction.state = .completed
                 transaction.completedAt = clock.now()
                 transaction.result = result
@@ -44,7 +47,7 @@ extension IDVService {
                 return (transaction, result)
             }
         } catch {
-            if used != nil { try? identity.giveBackAttempt(userID: userID, factor: .biometric) }
+            if used != nil { try? giveBackAttempt(holder, userID: userID) }
             transaction.state = .challenged
             _ = try? store.updateTransaction(transaction, expected: .judging)
             throw error
@@ -69,32 +72,30 @@ extension IDVService {
     /// failed, not matched) keeps it, so failed enrolments and document scans are no free
     /// oracle either; a server biometric match starts the count again; an enrolment, a
     /// document match or a missing template gives it back.
-    private func conclude(_ transaction: IDVTransaction, _ assessment: Assessment?, used: Int64?, now: Date) throws -> IDVResult {
+    private func conclude(_ transaction: IDVTransaction, _ assessment: Assessment?, used: Int64?, holder: BiometricAttemptHolder,
+                          now: Date) throws -> IDVResult {
         let userID = transaction.userID
         guard let assessment else {
-            return try failure(userID: userID, used: used, IDVResult(status: .attemptsExhausted, attemptsLeft: 0))
+            return try failure(userID: userID, used: used, holder: holder, IDVResult(status: .attemptsExhausted, attemptsLeft: 0))
         }
         if assessment.noTemplate {
-            try identity.giveBackAttempt(userID: userID, factor: .biometric)
-            return IDVResult(status: .noTemplate, attemptsLeft: try identity.attemptsLeft(userID: userID, factor: .biometric))
+            try giveBackAttempt(holder, userID: userID)
+            return IDVResult(status: .noTemplate, attemptsLeft: try attemptsLeft(holder, userID: userID))
         }
         if let verdict = assessment.verdict, !verdict.passed || assessment.template == nil {
-            return try failure(userID: userID, used: used, IDVResult(status: .success, decision: .livenessFailed,
-                                                                     livenessFailure: verdict.failure, attemptsLeft: 0))
+            return try failure(userID: userID, used: used, holder: holder, IDVResult(status: .success, decision: .livenessFailed,
+                                                                                     livenessFailure: verdict.failure, attemptsLeft: 0))
         }
         if let distance = assessment.distance, distance > policy.matchThreshold {
-            return try failure(userID: userID, used: used, IDVResult(status: .success, decision: .notMatched, distance: Self.rounded(distance),
-                                                                     threshold: policy.matchThreshold, attemptsLeft: 0))
+            return try failure(userID: userID, used: used, holder: holder, IDVResult(status: .success, decision: .notMatched,
+                                                                                     distance: Self.rounded(distance),
+                                                                                     threshold: policy.matchThreshold, attemptsLeft: 0))
         }
         var result = IDVResult(status: .success, decision: .matched, distance: assessment.distance.map(Self.rounded),
                                threshold: policy.matchThreshold, attempts: 1, attemptsLeft: 0)
         switch transaction.workflow {
         case .serverBiometricAuthentication:
             try identity.resetAttempts(userID: userID, factor: .biometric)
-            // This match is the proof that lets the user replace the template within the window.
-            try store.revokeAll(purpose: Purpose.recentMatch, subject: userID)
-            try store.issue(SingleUseToken(purpose: Purpose.recentMatch, digest: Data(random.bytes(count: 32)), subject: userID,
-                                           expiresAt: clock.now().addingTimeInterval(policy.reenrollmentWindow)))
         case .notificationStepUp:
             // The proof answers one notification action; it is no grant to replace the template.
             try identity.resetAttempts(userID: userID, factor: .biometric)
@@ -113,14 +114,45 @@ extension IDVService {
             // replace the template. It only returns the attempt it took.
             try identity.giveBackAttempt(userID: userID, factor: .biometric)
         }
-        result.attemptsLeft = try identity.attemptsLeft(userID: userID, factor: .biometric)
+        result.attemptsLeft = try attemptsLeft(holder, userID: userID)
         return result
+    }
+
+    private func takeAttempt(_ holder: BiometricAttemptHolder, userID: String) throws -> Int64? {
+        switch holder {
+        case .user: try identity.awaitAttempt(userID: userID, factor: .biometric)
+        case .unconfirmedDevice(let deviceID): try identity.takeDeviceFaceTry(deviceID: deviceID, userID: userID)
+        }
+    }
+
+    private func giveBackAttempt(_ holder: BiometricAttemptHolder, userID: String) throws {
+        switch holder {
+        case .user: try identity.giveBackAttempt(userID: userID, factor: .biometric)
+        case .unconfirmedDevice(let deviceID): try identity.giveBackDeviceFaceTry(deviceID: deviceID, userID: userID)
+        }
+    }
+
+    private func attemptsLeft(_ holder: BiometricAttemptHolder, userID: String) throws -> Int {
+        switch holder {
+        case .user: try identity.attemptsLeft(userID: userID, factor: .biometric)
+        case .unconfirmedDevice(let deviceID): try identity.deviceFaceTriesLeft(deviceID: deviceID, userID: userID)
+        }
     }
 
     /// A failed factor: the attempt taken for it stays used, and the user is locked when it
     /// was the last (status 153).
-    private func failure(userID: String, used: Int64?, _ result: IDVResult) throws -> IDVResult {
+    private func failure(userID: String, used: Int64?, holder: BiometricAttemptHolder, _ result: IDVResult) throws -> IDVResult {
         var result = result
+        if case .unconfirmedDevice(let deviceID) = holder {
+            // The device's own tries: the last one unbinds the device, and the user stays unlocked.
+            result.attempts = used == nil ? 0 : 1
+            result.attemptsLeft = used.map { Int(max(0, identity.policy.maximumAttempts - $0)) } ?? 0
+            if result.attemptsLeft == 0 {
+                result.status = .attemptsExhausted
+                try identity.revokeDevice(userID: userID, deviceID: deviceID, actor: AuditActor.policy)
+            }
+            return result
+        }
         let outcome = try identity.concludeFailedAttempt(userID: userID, used: used, factor: .biometric)
         result.attempts = used == nil ? 0 : 1
         result.attemptsLeft = outcome.attemptsLeft
@@ -139,6 +171,15 @@ extension IDVService {
         }
         try store.saveTemplate(try vault.seal(template, userID: transaction.userID, workflow: transaction.workflow,
                                               consentVersion: transaction.consentVersion ?? "", consentAt: transaction.createdAt, now: now))
+    }
+
+    /// Keeps a MATCHED server biometric authentication as the proof that lets `sessionID` (and
+    /// no other session) replace or delete the template within the window; any earlier proof of
+    /// the user ends. Inside the verdict's transaction.
+    func keepRecentMatch(userID: String, sessionID: String) throws {
+        try store.revokeAll(purpose: Purpose.recentMatch, subject: userID)
+        try store.issue(SingleUseToken(purpose: Purpose.recentMatch, digest: recentMatchDigest(sessionID: sessionID), subject: userID,
+                                       expiresAt: clock.now().addingTimeInterval(policy.reenrollmentWindow)))
     }
 
     /// Distances are reported to four decimals.

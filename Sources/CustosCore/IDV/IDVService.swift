@@ -61,11 +61,19 @@ public final class IDVService: Sendable {
     /// scan images stay: they are identity documents the relying party reviews, not biometric
     /// templates, and go at the end of their retention period or with the user.
     @discardableResult
-    public func optOut(userID: String) throws -> Bool {
-        try store.atomically {
+    ///
+    /// Deleting the template needs the proof replacing it needs (a match in this same session,
+    /// or the relying party's grant): otherwise a stolen session would delete the face and then
+    /// enrol its own where a session suffices for a first template. A refusal counts against
+    /// the session.
+    public func optOut(userID: String, sessionID: String? = nil) throws -> Bool {
+        let now = clock.now()
+        return try countingRefusals(sessionID: sessionID, userID: userID) { try store.atomically {
+            guard try store.template(userID: userID) != nil else { return false }
+            let authorization = try authorizeTemplateChange(userID: userID, sessionID: sessionID, now: now)
             guard try store.deleteTemplate(userID: userID) else { return false }
-            try audit.record(.optOut, userID: userID)
+            try audit.record(.optOut, userID: userID, details: ["authorized_by": authorization.by])
             return true
-        }
+        } }
     }
 }

@@ -22,10 +22,14 @@ public struct Device: Equatable, Sendable {
     public var boundBy: DeviceBinding
     /// The client address the binding came from.
     public var boundFrom: String?
+    /// Until when the device is on probation: bound or confirmed without the approval of a
+    /// device already bound (a registration code, a face match), it may not yet do what would
+    /// let one bypassed proof take the account over (see `IdentityService.requireTrustedDevice`).
+    public var probationUntil: Date?
 
     public init(id: String, userID: String, name: String, publicKeyJWK: String, keyThumbprint: String, createdAt: Date,
                 lastUsedAt: Date? = nil, passwordVerifiedAt: Date? = nil, revokedAt: Date? = nil, signCount: UInt32 = 0,
-                boundBy: DeviceBinding = .activation, boundFrom: String? = nil) {
+                boundBy: DeviceBinding = .activation, boundFrom: String? = nil, probationUntil: Date? = nil) {
         self.id = id
         self.userID = userID
         self.name = name
@@ -38,7 +42,13 @@ public struct Device: Equatable, Sendable {
         self.signCount = signCount
         self.boundBy = boundBy
         self.boundFrom = boundFrom
+        self.probationUntil = probationUntil
     }
 
     public var isRevoked: Bool { revokedAt != nil }
+
+    /// Whether the device is still on probation at `now`.
+    public func isOnProbation(at now: Date) -> Bool {
+        probationUntil.map { $0 > now } ?? false
+    }
 }

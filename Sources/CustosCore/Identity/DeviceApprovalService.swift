@@ -19,8 +19,9 @@ public struct DeviceApprovalTicket: Equatable, Sendable {
 /// it is bound (`DeviceBinding.deviceApproval`, the approving device in the audit event) and
 /// gets a session. A wrong number, a denial or the time running out ends the request.
 ///
-/// For a user id that does not exist, or a user who cannot sign in, the answer is the same
-/// ticket, which no one can approve: nothing tells a stranger which users exist.
+/// A request needs the user's password or a registration code: without one nothing reaches the
+/// user, and a user id that does not exist answers as a wrong password does. A user who cannot
+/// sign in, or has no confirmed device, gets a ticket no one can approve.
 public final class DeviceApprovalService: Sendable {
     /// The sender of approval requests (no API key has this id, so none reads them).
     public static let approvalSender = "custos:device-approval"
@@ -48,12 +49,24 @@ public final class DeviceApprovalService: Sendable {
         var client: String?
     }
 
-    /// A new device asks the user's bound devices to let it join. Requests are counted per
-    /// client address (`LoginThrottle`, per user and in all: 429 once spent, for known and
-    /// unknown users alike). When `NotificationPolicy.maximumPendingPerUser` requests already
-    /// wait for the user, the oldest ends (expired) to make room: strangers' requests can
-    /// neither fill the user's slots nor keep the user's own new device out.
-    public func request(userID: String, deviceName: String, deviceKey: DevicePublicKey, client: String?) throws -> DeviceApprovalTicket {
+    /// A new device asks the user's bound devices to let it join, with a proof that the
+    /// requester knows the user: the password (the one phished password is not enough to bind,
+    /// since a bound device must still approve) or a registration code the relying party issued.
+    ///
+    /// Without a valid proof nothing reaches the user (401 `approval_proof_rejected`), in the
+    /// same time and answer for a user id that does not exist: one Argon2id verification each.
+    /// A wrong password counts as a password registration's does (per user from every address,
+    /// closing the password way for that user, never locking the user), and every request counts
+    /// per client address (`LoginThrottle`, 429). A proved request counts per user whatever the
+    /// address (`policy.deviceProofAttempts` within the throttle's window, 429 past them), and
+    /// one that finds `NotificationPolicy.maximumPendingPerUser` requests waiting is refused:
+    /// no one evicts the user's own.
+    ///
+    /// The prompt shows what the server knows (when, and from which address) and the name the
+    /// requester chose only as a short quoted label without digits (`promptLabel`): the number
+    /// to type is drawn by the server and never appears in anything the requester wrote.
+    public func request(userID: String, deviceName: String, deviceKey: DevicePublicKey, proof: DeviceRegistrationProof,
+                        client: String?) throws -> DeviceApprovalTicket {
         try InputRules.checkUserID(userID)
         let name = try InputRules.checkName(deviceName, field: "device_name")
         let thumbprint = try identity.keys.thumbprint(of: deviceKey)
@@ -63,17 +76,29 @@ public final class DeviceApprovalService: Sendable {
             throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
         }
         _ = try identity.throttle.recordFailure(deviceID: throttleKey, client: client, now: now)
+        let user = try identity.provesKnowledge(of: userID, proof, now: now)
+        if let wait = try identity.throttle.admitUserWide("approval|" + userID, limit: identity.policy.deviceProofAttempts, now: now) {
+            throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
+        }
         let token = "da_" + IdentityService.token(identity.random, bytes: 32)
         var pending = Pending(notificationID: nil, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint, client: client)
         var number = 10 + identity.random.uniform(below: 90)
         var expiresAt = now.addingTimeInterval(Self.lifetime)
-        if let user = try store.user(id: userID), user.status == .active, !user.isLocked(at: now),
+        if user.status == .active, !user.isLocked(at: now),
            try store.devices(userID: userID).contains(where: { !$0.isRevoked && $0.boundBy.isConfirmed }) {
-            let from = client.map { " from \($0)" } ?? ""
-            try makeRoom(userID: userID, now: now)
+            let waiting = try notifications.store.notifications(userID: userID, open: true, now: now, limit: 100)
+                .filter { $0.apiKeyID == Self.approvalSender }
+            guard waiting.count < notifications.policy.maximumPendingPerUser else {
+                throw StepUpError.tooMany("for this user: \(waiting.count) device approval requests already wait; try again when they end")
+            }
+            let time = ISO8601DateFormatter.string(from: now, timeZone: TimeZone(identifier: "UTC") ?? .current,
+                                                   formatOptions: [.withFullDate, .withTime, .withColonSeparatorInTime])
             let notification = try notifications.create(NotificationDraft(
                 userID: userID, subject: "A new device asks to join your account",
-                message: "“\(name)” asks to be bound to your account\(from). If it is yours, type the number it shows and approve; if not, deny.",
+                message: "At \(time) UTC, a device at \(client ?? "an unknown address") proved your password or a registration "
+                    + "code and asked to be bound to your account. If you are setting up a new device right now, approve and type "
+                    + "the number that device shows; if not, deny, and change your password. The device calls itself "
+                    + "“\(Self.promptLabel(name))”.",
                 actions: [NotificationAction(label: "Approve", action: "approve", authLevel: .deviceSignature),
                           NotificationAction(label: "Deny", action: "deny", authLevel: .none)],
                 lifetime: Self.lifetime, numberMatching: true), sender: Self.approvalSender, limitedPerSender: false)
@@ -86,13 +111,19 @@ public final class DeviceApprovalService: Sendable {
         return DeviceApprovalTicket(requestToken: token, number: number, expiresAt: expiresAt)
     }
 
-    /// Ends the oldest approval requests waiting for the user until one more fits.
-    private func makeRoom(userID: String, now: Date) throws {
-        let waiting = try notifications.store.notifications(userID: userID, open: true, now: now, limit: 100)
-            .filter { $0.apiKeyID == Self.approvalSender }
-        for oldest in waiting.reversed().prefix(max(0, waiting.count - notifications.policy.maximumPendingPerUser + 1)) {
-            _ = try notifications.expire(oldest)
+    /// The longest label a prompt shows of the name the requester chose.
+    public static let promptLabelLength = 24
+
+    /// The requester's device name as a prompt shows it: letters, spaces and `-'.` only (no
+    /// digits, so no number to type; no `:` or `!` to dress it as a sentence), at most
+    /// `promptLabelLength` characters, "device" when nothing is left.
+    public static func promptLabel(_ name: String) -> String {
+        let kept = name.unicodeScalars.map { scalar -> Character in
+            CharacterSet.letters.contains(scalar) || "-'.".unicodeScalars.contains(scalar) ? Character(scalar) : " "
         }
+        let words = String(kept).split(separator: " ").joined(separator: " ")
+        guard !words.isEmpty else { return "device" }
+        return words.count > promptLabelLength ? String(words.prefix(promptLabelLength - 1)) + "…" : words
     }
 
     /// The new device claims its binding: `approvalPending` while the user has not answered;
@@ -125,7 +156,7 @@ public final class DeviceApprovalService: Sendable {
         }
         let device = Device(id: identity.newID(), userID: userID, name: pending.name, publicKeyJWK: pending.publicKeyJWK,
                             keyThumbprint: pending.keyThumbprint, createdAt: now, lastUsedAt: now, boundBy: .deviceApproval,
-                            boundFrom: pending.client)
+                            boundFrom: pending.client, probationUntil: identity.probationEnd(.deviceApproval, now: now))
         let (bound, session, token) = try store.atomically { () -> (Device, Session, String) in
             guard try store.consume(purpose: Self.purpose, digest: digest, now: now) != nil else {
                 throw IdentityError.approvalDenied("the request was used")
@@ -141,8 +172,14 @@ public final class DeviceApprovalService: Sendable {
                                      session: session, sessionToken: token)
     }
 
-    /// Tells the user's devices that `device` was bound (a notice with one `ok` action): by
-    /// which proof, from which address. `except`: the device that approved it already knows.
+    /// The action of a binding notice that unbinds the device it tells of.
+    public static func unbindAction(_ deviceID: String) -> String { "unbind." + deviceID }
+
+    /// Tells the user's devices that `device` was bound or confirmed: by which proof, from
+    /// which address, and until when it is on probation. The notice has two actions: `ok`
+    /// (level 0), and `unbind.<device id>` (level 3: another bound device's signature), which
+    /// unbinds it at once. The device it tells of cannot answer it. `except`: the device that
+    /// approved it already knows.
     public func announce(_ device: Device, except approver: String? = nil) throws {
         let others = try store.devices(userID: device.userID).filter {
             !$0.isRevoked && $0.id != device.id && $0.id != approver
@@ -157,11 +194,16 @@ public final class DeviceApprovalService: Sendable {
         case .activation, .unrecorded: "at activation"
         }
         let from = device.boundFrom.map { " from \($0)" } ?? ""
+        let probation = device.probationUntil.map {
+            " Until \(ISO8601DateFormatter().string(from: $0)) it cannot change your password, unbind or approve devices or change your face template."
+        } ?? ""
         do {
             _ = try notifications.create(NotificationDraft(
                 userID: device.userID, subject: "A device was bound to your account",
-                message: "“\(device.name)” was bound \(how)\(from). If it was not you, unbind it from your devices and change your password.",
-                actions: [NotificationAction(label: "OK", action: "ok", authLevel: .none)],
+                message: "“\(Self.promptLabel(device.name))” was bound \(how)\(from).\(probation) If it was not you, unbind it here "
+                    + "and change your password.",
+                actions: [NotificationAction(label: "OK", action: "ok", authLevel: .none),
+                          NotificationAction(label: "Not me: unbind it", action: Self.unbindAction(device.id), authLevel: .deviceSignature)],
                 lifetime: notifications.policy.maximumLifetime), sender: Self.noticeSender, limitedPerSender: false)
         } catch let error as StepUpError where error.kind == .tooMany {
             // Five notices already wait unread: the devices list and the audit trail still say it.

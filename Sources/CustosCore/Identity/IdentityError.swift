@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the caller did wrong, in terms the HTTP layer maps to a status (see `kind`) and a
 /// stable wire `code`. Messages are for people and never carry secrets.
 public enum IdentityError: Error, Equatable, Sendable {
@@ -20,6 +22,9 @@ public enum IdentityError: Error, Equatable, Sendable {
     /// Activation is for a user's first device; an active user binds more with a registration code.
     case userAlreadyActive
     case invalidRegistrationCode
+    /// A device approval request whose proof (the password, or a registration code) does not
+    /// prove the user: nothing reached the user. The same for a user id that does not exist.
+    case approvalProofRejected
     /// The server binds new devices by registration code or approval only.
     case passwordRegistrationOff
     /// Too many wrong passwords at password registration for this user: a new device needs a
@@ -28,6 +33,9 @@ public enum IdentityError: Error, Equatable, Sendable {
     /// The session's device was bound by the password alone and does not answer for a bound
     /// device until a registration code or an approval confirms it.
     case deviceNotConfirmed
+    /// The session's device is on probation until then (bound or confirmed without another
+    /// bound device's approval): what could take the account over waits.
+    case deviceOnProbation(until: Date)
     /// A device approval request that is still waiting for the user's answer.
     case approvalPending
     /// The user denied the device approval request, or it failed, expired or was used.
@@ -48,8 +56,9 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .userExists, .deviceKeyInUse, .userNotActive, .userAlreadyActive: .conflict
         case .userNotFound, .deviceNotFound, .sessionNotFound, .apiKeyNotFound: .notFound
         case .invalidActivationCode, .invalidNonce, .invalidSession, .invalidAPIKey: .unauthenticated
-        case .invalidRegistrationCode: .unauthenticated
-        case .insufficientScope, .passwordRegistrationOff, .passwordRegistrationClosed, .deviceNotConfirmed, .approvalDenied: .forbidden
+        case .invalidRegistrationCode, .approvalProofRejected: .unauthenticated
+        case .insufficientScope, .passwordRegistrationOff, .passwordRegistrationClosed, .deviceNotConfirmed, .approvalDenied,
+             .deviceOnProbation: .forbidden
         case .approvalPending: .pending
         case .activationLocked: .locked
         case .throttled, .attemptsInFlight: .throttled
@@ -76,9 +85,11 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .userNotActive: "user_not_active"
         case .userAlreadyActive: "user_active"
         case .invalidRegistrationCode: "invalid_registration_code"
+        case .approvalProofRejected: "approval_proof_rejected"
         case .passwordRegistrationOff: "password_registration_off"
         case .passwordRegistrationClosed: "password_registration_closed"
         case .deviceNotConfirmed: "device_not_confirmed"
+        case .deviceOnProbation: "device_on_probation"
         case .approvalPending: "approval_pending"
         case .approvalDenied: "approval_denied"
         case .throttled: "too_many_attempts"
@@ -106,8 +117,13 @@ public enum IdentityError: Error, Equatable, Sendable {
         case .userNotActive: "The user is not active."
         case .userAlreadyActive: "The user is already activated: bind another device with a registration code, or reset the user to start over."
         case .invalidRegistrationCode: "The registration code is wrong, used, expired or another user's."
+        case .approvalProofRejected: "The user id and the password (or registration code) do not match: no approval request was sent."
         case .passwordRegistrationOff: "This server binds new devices with a registration code or the approval of a bound device, not the password alone."
         case .passwordRegistrationClosed: "Too many wrong passwords: bind this device with a registration code or the approval of a bound device."
+        case .deviceOnProbation(let until):
+            "This device was bound without the approval of another of your devices and is on probation until "
+                + "\(ISO8601DateFormatter().string(from: until)): it cannot change the password, unbind or approve devices, "
+                + "end other sessions, change the face template or add a passkey until then. Do it from a device bound before."
         case .deviceNotConfirmed: "This device was bound with the password alone: confirm it first, with a registration code sent with its key or a server face match from it."
         case .approvalPending: "The request waits for the user's answer on a bound device; ask again shortly."
         case .approvalDenied(let why): "The device was not approved: \(why)."

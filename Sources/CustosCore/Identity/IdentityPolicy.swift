@@ -38,6 +38,10 @@ public struct IdentityPolicy: Sendable, Equatable {
     public var passwordAtLogin: PasswordAtLogin = .always
     /// Failed attempts (any factor) before the user is locked (status 153).
     public var maximumAttempts: Int64 = 5
+    /// How long a device bound or confirmed without the approval of an already bound device
+    /// (a registration code, a face match) is on probation: no password change, no unbinding or
+    /// approving devices, no ending others' sessions, no face template change, no passkey.
+    public var probation: TimeInterval = 72 * 3600
     /// How long (real time) a proof waits for an attempt while every attempt left is held by
     /// other tries of the same user being judged at that moment; then 429. Each of those gives
     /// its attempt back if it succeeds, so a right proof is never answered 153 for them.

@@ -49,7 +49,8 @@ extension IdentityService {
         // Hashed once the code is known to be right, and outside the transaction (it is slow).
         let passwordHash = try hasher.hash(password)
         let device = Device(id: newID(), userID: userID, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint,
-                            createdAt: now, lastUsedAt: now, passwordVerifiedAt: now, boundBy: .activation, boundFrom: client)
+                            createdAt: now, lastUsedAt: now, passwordVerifiedAt: now, boundBy: .activation, boundFrom: client,
+                            probationUntil: probationEnd(.activation, now: now))
         // One transaction: the code is never burned without the password set and the device
         // bound (a key already in use undoes it all), and of concurrent activations with one
         // code exactly one consumes it.

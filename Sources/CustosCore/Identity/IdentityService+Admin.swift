@@ -149,15 +149,35 @@ extension IdentityService {
 
     /// Expires the user's password now (a suspected leak, a policy change): the next password
     /// check — a login or a level-1 step-up — answers 110 with a token that allows only the
-    /// password change, as an aged password does. Sessions stay (a step-up meeting the 110 ends
-    /// its own); a user pending activation or disabled is refused.
+    /// password change, as an aged password does. Sessions of confirmed devices stay (a step-up
+    /// meeting the 110 ends its own); every device the password alone bound is unbound with its
+    /// sessions and grants, since the proof it rests on is the one in doubt. A user pending
+    /// activation or disabled is refused.
     public func expirePassword(userID: String, actor: String) throws -> User {
         _ = try requireUser(userID)
+        let now = clock.now()
         try store.atomically {
             guard try store.changeUser(id: userID, .expirePassword) else { throw IdentityError.userNotActive }
             try audit?.record(.passwordExpired, userID: userID, details: [AuditActor.detail: actor])
+            try unbindPasswordBoundDevices(userID, reason: "the password it was bound with expired", actor: actor, now: now)
         }
         return try requireUser(userID)
+    }
+
+    /// Unbinds every device of the user that the password alone bound (inside the caller's
+    /// transaction): a binding that rests on the password ends when the password is changed or
+    /// expired. Each one's sessions and grants end with it, audited with `actor` and `reason`,
+    /// and the relying parties are told.
+    func unbindPasswordBoundDevices(_ userID: String, reason: String, actor: String, now: Date) throws {
+        for device in try store.devices(userID: userID) where device.boundBy == .password && !device.isRevoked {
+            guard try store.revokeDevice(id: device.id, at: now) else { continue }
+            try store.revokeGrants(userID: userID, deviceID: device.id, at: now)
+            for session in try store.sessions(userID: userID) where session.deviceID == device.id { _ = try store.deleteSession(id: session.id) }
+            try audit?.record(.deviceRevoked, userID: userID, details: [AuditActor.detail: actor, "device_id": device.id, "reason": reason])
+            try signals?.emit(.sessionRevoked(userID, reason: reason, initiatingEntity: "policy", deviceID: device.id), now: now)
+            try signals?.emit(.credentialChange(userID, credentialType: "app", changeType: "revoke", initiatingEntity: "policy",
+                                                extra: ["device_id": device.id, "friendly_name": device.name]), now: now)
+        }
     }
 
     /// Deletes the user with its devices, sessions, codes and counters.
@@ -185,7 +205,7 @@ extension IdentityService {
             guard try store.revokeDevice(id: deviceID, at: now) else { return }
             try store.revokeGrants(userID: userID, deviceID: deviceID, at: now)
             try audit?.record(.deviceRevoked, userID: userID, details: [AuditActor.detail: actor, "device_id": deviceID])
-            let entity = actor.hasPrefix("session:") ? "user" : "admin"
+            let entity = actor.hasPrefix("session:") || actor.hasPrefix("device:") ? "user" : actor == AuditActor.policy ? "policy" : "admin"
             try signals?.emit(.sessionRevoked(userID, reason: "a device was unbound", initiatingEntity: entity, deviceID: deviceID), now: now)
             try signals?.emit(.credentialChange(userID, credentialType: "app", changeType: "revoke", initiatingEntity: entity,
                                                 extra: ["device_id": deviceID, "friendly_name": device.name]), now: now)

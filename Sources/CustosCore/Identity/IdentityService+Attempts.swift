@@ -73,4 +73,44 @@ extension IdentityService {
     public func resetAttempts(userID: String, factor: AttemptFactor) throws {
         try counter(factor).reset(userID)
     }
+
+    /// The counter of a device the password alone bound, for its tries at confirming itself
+    /// with the user's face (workflow 8): such a device proves nothing about the user, so its
+    /// failures spend its own tries, never the user's biometric attempts (it must not be able to
+    /// lock the user out). It ends in `:<user id>`, so deleting the user deletes it.
+    static func deviceFaceTriesKey(deviceID: String, userID: String) -> String { "device_face_tries:\(deviceID):\(userID)" }
+
+    /// Takes one of the device's face tries before a capture is judged; nil when none is left.
+    public func takeDeviceFaceTry(deviceID: String, userID: String) throws -> Int64? {
+        try store.increment(Self.deviceFaceTriesKey(deviceID: deviceID, userID: userID), limit: policy.maximumAttempts, now: clock.now())
+    }
+
+    public func giveBackDeviceFaceTry(deviceID: String, userID: String) throws {
+        try store.decrement(Self.deviceFaceTriesKey(deviceID: deviceID, userID: userID))
+    }
+
+    public func deviceFaceTriesLeft(deviceID: String, userID: String) throws -> Int {
+        Int(max(0, policy.maximumAttempts - (try store.value(Self.deviceFaceTriesKey(deviceID: deviceID, userID: userID)))))
+    }
+
+    /// Whose attempts a capture sent from `deviceID`'s session for `workflow` spends. A device
+    /// the password alone bound may only try to confirm itself (workflow 8), on its own tries;
+    /// the other workflows that spend biometric attempts (6, 7, 10) are refused it.
+    public func biometricAttemptHolder(deviceID: String?, workflow: IDVWorkflow) throws -> BiometricAttemptHolder {
+        guard let deviceID, let device = try store.device(id: deviceID), device.boundBy == .password else { return .user }
+        switch workflow {
+        case .serverBiometricAuthentication: return .unconfirmedDevice(deviceID)
+        case .notificationStepUp: return .user
+        case .kyc, .biometricOptIn, .additionalDocumentScan: throw IdentityError.deviceNotConfirmed
+        }
+    }
+}
+
+/// Whose attempts a biometric capture spends.
+public enum BiometricAttemptHolder: Equatable, Sendable {
+    /// The user's biometric attempts (the last one used locks the user).
+    case user
+    /// The tries of a device the password alone bound at confirming itself by a face match
+    /// (the last one used unbinds the device; the user is not locked).
+    case unconfirmedDevice(String)
 }

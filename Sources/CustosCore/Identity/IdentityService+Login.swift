@@ -94,8 +94,12 @@ extension IdentityService {
         try store.touchDevice(id: device.id, at: now, passwordVerified: password != nil)
 
         if policy.passwordExpired(user, at: now) {
+            // A device the password alone bound gets no change token (the password is all it
+            // proved, so a phished password must not be able to replace itself from it), nor one
+            // on probation (it may not change the password yet).
+            let token = device.boundBy.isConfirmed && !device.isOnProbation(at: now) ? try issuePasswordChangeToken(userID, now: now) : nil
             return AuthenticationOutcome(status: .passwordExpired, userID: userID, attemptsLeft: Int(policy.maximumAttempts),
-                                         device: device, passwordChangeToken: try issuePasswordChangeToken(userID, now: now))
+                                         device: device, passwordChangeToken: token)
         }
         let (session, token) = try openSession(userID: userID, deviceID: device.id, now: now)
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: device,

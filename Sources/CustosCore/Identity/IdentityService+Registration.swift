@@ -100,8 +100,10 @@ extension IdentityService {
             }
             binding = .password
         }
+        // Neither proof is another bound device's approval: the device starts on probation.
         let device = Device(id: newID(), userID: userID, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint,
-                            createdAt: now, lastUsedAt: now, boundBy: binding, boundFrom: client)
+                            createdAt: now, lastUsedAt: now, boundBy: binding, boundFrom: client,
+                            probationUntil: probationEnd(binding, now: now))
         let (bound, session, token) = try store.atomically { () -> (Device, Session, String) in
             if case .registrationCode(let code) = proof {
                 guard try store.consume(purpose: Purpose.deviceRegistration, digest: digester.digest(code), now: now) != nil else {
@@ -115,6 +117,34 @@ extension IdentityService {
         }
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: bound,
                                      session: session, sessionToken: token)
+    }
+
+    /// Checks that a device approval's requester knows the user (`DeviceApprovalService.request`):
+    /// the password, judged as a password registration's (counted per user from every address
+    /// before it is judged, a right one giving its count back; one Argon2id verification, real
+    /// or dummy), or a registration code of this user, which it spends. Returns the user; any
+    /// failure, an unknown user id included, is `approvalProofRejected` in the same time, or
+    /// `passwordRegistrationClosed` once the password way is closed for the id.
+    func provesKnowledge(of userID: String, _ proof: DeviceRegistrationProof, now: Date) throws -> User {
+        let user = try store.user(id: userID)
+        switch proof {
+        case .registrationCode(let code):
+            try InputRules.checkToken(code, field: "registration_code")
+            guard let user, user.status == .active,
+                  try store.consume(purpose: Purpose.deviceRegistration, digest: digester.digest(code), now: now)?.subject == userID else {
+                throw IdentityError.approvalProofRejected
+            }
+            return user
+        case .password(let password):
+            try InputRules.checkPasswordLength(password, field: "password")
+            let counted = try awaitPasswordRegistrationTry(userID)
+            defer { if counted != nil { try? store.decrement(Self.passwordRegistrationInFlightKey(userID)) } }
+            let verified = try hasher.verify(password, encoded: user?.passwordHash ?? dummyPasswordHash)
+            guard counted != nil else { throw IdentityError.passwordRegistrationClosed }
+            guard let user, verified, user.passwordHash != nil else { throw IdentityError.approvalProofRejected }
+            try store.decrement(Self.passwordRegistrationKey(userID))
+            return user
+        }
     }
 
     /// Counts a password registration of `userID` before it is judged; nil when registration is
@@ -166,13 +196,28 @@ extension IdentityService {
     /// matched the template the user enrolled from a confirmed device. Inside the verdict's
     /// transaction; a device confirmed already, revoked or another user's stays as it is.
     /// Returns whether it confirmed the device.
+    /// The device starts a probation (`policy.probation`): one bypassed liveness check must not
+    /// hand over the account; the relying parties are told (CAEP `credential-change`).
     func confirmByFaceMatch(deviceID: String, userID: String, transactionID: String) throws -> Bool {
-        guard let device = try store.device(id: deviceID), device.userID == userID, device.boundBy == .password,
-              try store.confirmDevice(id: deviceID, by: .faceMatch) else { return false }
+        let now = clock.now()
+        let probationUntil = probationEnd(.faceMatch, now: now)
+        guard var device = try store.device(id: deviceID), device.userID == userID, device.boundBy == .password,
+              try store.confirmDevice(id: deviceID, by: .faceMatch, probationUntil: probationUntil) else { return false }
         try audit?.record(.deviceConfirmed, userID: userID, transactionID: transactionID, details: [
-            "device_id": deviceID, "proof": DeviceBinding.faceMatch.rawValue,
+            "device_id": deviceID, "proof": DeviceBinding.faceMatch.rawValue, "probation_until": probationUntil.map(Self.auditTime) ?? "-",
         ])
+        device.boundBy = .faceMatch
+        device.probationUntil = probationUntil
+        try signalBinding(device, now: now)
         return true
+    }
+
+    static func auditTime(_ date: Date) -> String { ISO8601DateFormatter().string(from: date) }
+
+    /// When the probation of a device bound or confirmed by `binding` now ends; nil for a
+    /// binding that starts none (`DeviceBinding.startsProbation`).
+    func probationEnd(_ binding: DeviceBinding, now: Date) -> Date? {
+        binding.startsProbation ? now.addingTimeInterval(policy.probation) : nil
     }
 
     /// Tells the relying parties a device was bound (CAEP `credential-change`, `create`): which,
@@ -182,6 +227,12 @@ extension IdentityService {
         if let from = device.boundFrom { extra["client_address"] = from }
         try signals?.emit(.credentialChange(device.userID, credentialType: device.boundBy == .passkey ? "fido2-platform" : "app",
                                             changeType: "create", initiatingEntity: "user", extra: extra), now: now)
+    }
+
+    /// The audit details that name a device's probation: when it starts and ends.
+    private func probation(_ device: Device) -> [String: String] {
+        guard let until = device.probationUntil else { return [:] }
+        return ["probation_from": Self.auditTime(clock.now()), "probation_until": Self.auditTime(until)]
     }
 
     /// Adds `device` with its audit event (inside the caller's transaction); a key already
@@ -194,19 +245,20 @@ extension IdentityService {
             guard confirming,
                   let existing = try store.devices(userID: device.userID).first(where: { $0.keyThumbprint == device.keyThumbprint }),
                   existing.boundBy == .password, !existing.isRevoked,
-                  try store.confirmDevice(id: existing.id, by: device.boundBy) else {
+                  try store.confirmDevice(id: existing.id, by: device.boundBy, probationUntil: device.probationUntil) else {
                 throw IdentityError.deviceKeyInUse
             }
             try audit?.record(.deviceConfirmed, userID: device.userID, details: [
                 "device_id": existing.id, "proof": device.boundBy.rawValue, "client": device.boundFrom ?? "-",
-            ].merging(extra) { first, _ in first })
+            ].merging(probation(device)) { first, _ in first }.merging(extra) { first, _ in first })
             var confirmed = existing
             confirmed.boundBy = device.boundBy
+            confirmed.probationUntil = device.probationUntil
             return confirmed
         }
         try audit?.record(.deviceRegistered, userID: device.userID, details: [
             "device_id": device.id, "proof": device.boundBy.rawValue, "client": device.boundFrom ?? "-",
-        ].merging(extra) { first, _ in first })
+        ].merging(probation(device)) { first, _ in first }.merging(extra) { first, _ in first })
         try signalBinding(device, now: now)
         return device
     }

@@ -23,9 +23,11 @@ extension IdentityService {
         switch authorization {
         case .session(let session):
             guard session.userID == userID else { throw IdentityError.invalidSession }
-            // A device the password alone bound cannot replace the password it was bound with.
-            try requireConfirmedDevice(session)
+            // A device the password alone bound cannot replace the password it was bound with,
+            // nor one on probation.
+            try requireTrustedDevice(session)
         case .changeToken(let token):
+            // (Only a confirmed device's login is given one: see `concludeLogin`.)
             try InputRules.checkToken(token, field: "password_change_token")
             guard let issued = try store.consume(purpose: Purpose.passwordChange, digest: digester.digest(token), now: now),
                   issued.subject == userID else { throw IdentityError.invalidSession }
@@ -45,6 +47,8 @@ extension IdentityService {
         try store.atomically {
             try store.changeUser(id: userID, .password(hash: newHash, at: now))
             try endCredentials(userID, keepingSession: keep, reason: "the password changed", initiatingEntity: "user", now: now)
+            try unbindPasswordBoundDevices(userID, reason: "the password it was bound with changed", actor: keep.map { "session:" + $0 } ?? "user",
+                                           now: now)
             try signals?.emit(.credentialChange(userID, credentialType: "password", changeType: "update", initiatingEntity: "user"), now: now)
         }
         try attempts.reset(userID)
@@ -97,7 +101,7 @@ extension IdentityService {
             throw IdentityError.deviceNotFound
         }
         // A device the password alone bound unbinds only itself, never the user's real devices.
-        if deviceID != session.deviceID { try requireConfirmedDevice(session) }
+        if deviceID != session.deviceID { try requireTrustedDevice(session) }
         let outcome = try verifyStepUpPassword(userID: session.userID, password: password)
         guard outcome.status == .success || outcome.status == .passwordExpired else { return outcome }
         try revokeDevice(userID: session.userID, deviceID: deviceID, actor: "session:" + session.id)
@@ -113,10 +117,37 @@ extension IdentityService {
         }
     }
 
-    /// Ends one of the user's sessions.
-    public func revokeSession(userID: String, sessionID: String) throws {
+    /// Throws unless the session's device is confirmed (`requireConfirmedDevice`) and past its
+    /// probation (`deviceOnProbation`): what would let one bypassed proof take the account over —
+    /// changing the password, unbinding or approving devices, ending other sessions, changing
+    /// the face template, adding a passkey.
+    public func requireTrustedDevice(_ session: Session) throws {
+        guard let device = try store.device(id: session.deviceID), device.boundBy.isConfirmed else {
+            throw IdentityError.deviceNotConfirmed
+        }
+        if let until = device.probationUntil, until > clock.now() { throw IdentityError.deviceOnProbation(until: until) }
+    }
+
+    /// Ends one of the user's sessions. From a session (`by`), a device the password alone
+    /// bound may end only its own: it must not sign the user's real devices out.
+    public func revokeSession(userID: String, sessionID: String, by caller: Session? = nil) throws {
         try InputRules.checkToken(sessionID, field: "session_id")
-        guard try store.sessions(userID: userID).contains(where: { $0.id == sessionID }) else { throw IdentityError.sessionNotFound }
+        guard let target = try store.sessions(userID: userID).first(where: { $0.id == sessionID }) else { throw IdentityError.sessionNotFound }
+        if let caller, target.deviceID != caller.deviceID { try requireTrustedDevice(caller) }
         try store.deleteSession(id: sessionID)
+    }
+
+    /// How many template changes without proof one session may ask for: the next ends it.
+    public static let refusedTemplateChangesPerSession: Int64 = 5
+
+    /// A change of the face template refused for want of proof counts against the session that
+    /// asked (`template_refusals:<session>:<user>`); once `refusedTemplateChangesPerSession` are
+    /// counted the session ends: a stolen session cannot keep probing for a moment to change it.
+    public func countRefusedTemplateChange(sessionID: String, userID: String) throws {
+        let key = "template_refusals:\(sessionID):\(userID)"
+        let counted = try store.increment(key, limit: Self.refusedTemplateChangesPerSession, now: clock.now())
+        if counted == nil || counted == Self.refusedTemplateChangesPerSession {
+            try store.deleteSession(id: sessionID)
+        }
     }
 }

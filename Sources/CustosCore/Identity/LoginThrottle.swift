@@ -55,4 +55,18 @@ public struct LoginThrottle: Sendable {
         let deviceUsed = try counters.increment(deviceKey, limit: perDevice, now: now) ?? perDevice
         return Int(max(0, min(perDevice - deviceUsed, perClient - clientUsed)))
     }
+
+    /// Admits one more of what `name` counts (a request for one user, from every address
+    /// together): nil, counted, while fewer than `limit` were admitted within `window` of the
+    /// last; else the seconds until the count clears (nothing counted).
+    public func admitUserWide(_ name: String, limit: Int64, now: Date) throws -> TimeInterval? {
+        let key = Self.keyPrefix + "user:" + name
+        if try counters.value(key) >= limit, let last = try counters.lastIncrement(key) {
+            let clears = last.addingTimeInterval(window)
+            if clears > now { return clears.timeIntervalSince(now) }
+            try counters.reset(key)
+        }
+        guard try counters.increment(key, limit: limit, now: now) != nil else { return window }
+        return nil
+    }
 }

@@ -45,10 +45,11 @@ public protocol DeviceStore: Sendable {
     /// Records a login: sets `lastUsedAt`, and `passwordVerifiedAt` too when the password was
     /// part of it.
     func touchDevice(id: String, at: Date, passwordVerified: Bool) throws
-    /// Records that a device bound by the password alone was confirmed by `binding`; false
-    /// when it is not such a device (any more), or revoked.
+    /// Records that a device bound by the password alone was confirmed by `binding`, on
+    /// probation until `probationUntil` (nil: none); false when it is not such a device (any
+    /// more), or revoked.
     @discardableResult
-    func confirmDevice(id: String, by binding: DeviceBinding) throws -> Bool
+    func confirmDevice(id: String, by binding: DeviceBinding, probationUntil: Date?) throws -> Bool
 }
 
 /// Sessions, found by the digest of their bearer token.

@@ -56,6 +56,13 @@ extension NotificationService {
         guard let chosen = notification.action(named: action) else {
             throw StepUpError.invalid("action", "is not one of this notification's actions")
         }
+        // A binding notice is for the user's other devices: the device it tells of must not
+        // be able to answer (and so hide) it.
+        if notification.apiKeyID == DeviceApprovalService.noticeSender,
+           notification.action(named: DeviceApprovalService.unbindAction(deviceID)) != nil {
+            throw StepUpError(kind: .forbidden, code: "notice_about_this_device",
+                              message: "This notice tells of this device's own binding: another of the user's devices answers it.")
+        }
         if let password = proof.password { try InputRules.checkPasswordLength(password, field: "password") }
         var numberMatched: Bool?
         if let expected = notification.number {
@@ -159,6 +166,10 @@ extension NotificationService {
         }
         // A key the password alone bound proves the password, not a bound device.
         guard device.boundBy.isConfirmed else { throw IdentityError.deviceNotConfirmed }
+        // Approving another device waits for the end of this one's probation.
+        if context.notification.apiKeyID == DeviceApprovalService.approvalSender, let until = device.probationUntil, until > clock.now() {
+            throw IdentityError.deviceOnProbation(until: until)
+        }
         guard let signature else {
             return context.reply(.stepUpRequired, "Sign the notification with the device key.", stepUp: challenge)
         }
@@ -248,6 +259,11 @@ extension NotificationService {
             let current = try find(answered.id)
             try requireOpen(current)
             throw StepUpError.closed(current.status.rawValue)
+        }
+        // "Not me" on a binding notice, signed by another bound device: the new device goes.
+        if closed.apiKeyID == DeviceApprovalService.noticeSender, context.action.action.hasPrefix("unbind.") {
+            try identity.revokeDevice(userID: closed.userID, deviceID: String(context.action.action.dropFirst("unbind.".count)),
+                                      actor: "device:" + context.deviceID)
         }
         return NotificationAnswer(status: .success, message: "Answered: \(context.action.label).", notification: closed,
                                   action: context.action.action, attemptsLeft: nil, stepUp: nil)

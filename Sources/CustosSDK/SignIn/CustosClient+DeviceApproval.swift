@@ -12,19 +12,31 @@ public struct DeviceApproval: Sendable, Equatable {
 }
 
 extension CustosClient {
-    /// Asks the user's bound devices to approve this one: a new key is made (kept only once the
-    /// server binds it) and the server sends the user's devices a notification with number
-    /// matching. Show `number` to the user, who types it on a bound device and approves there;
-    /// then call `awaitDeviceApproval`. The answer looks the same for a user id that does not
-    /// exist (the request is then never approved).
-    public func requestDeviceApproval(userID: String, deviceName: String) async throws -> DeviceApproval {
+    /// Asks the user's bound devices to approve this one, with the user's password as the proof
+    /// that the requester knows the user: a new key is made (kept only once the server binds it)
+    /// and the server sends the user's devices a notification with number matching. Show
+    /// `number` to the user, who types it on a bound device and approves there; then call
+    /// `awaitDeviceApproval`. A wrong password (or an unknown user id) throws
+    /// `approval_proof_rejected` and nothing reaches the user.
+    public func requestDeviceApproval(userID: String, deviceName: String, password: String) async throws -> DeviceApproval {
+        try await requestDeviceApproval(userID: userID, deviceName: deviceName, password: password, registrationCode: nil)
+    }
+
+    /// The same, proved by a registration code the relying party issued for the user (spent by
+    /// the request).
+    public func requestDeviceApproval(userID: String, deviceName: String, registrationCode: String) async throws -> DeviceApproval {
+        try await requestDeviceApproval(userID: userID, deviceName: deviceName, password: nil, registrationCode: registrationCode)
+    }
+
+    private func requestDeviceApproval(userID: String, deviceName: String, password: String?,
+                                       registrationCode: String?) async throws -> DeviceApproval {
         let keyStore = try requireKeyStore()
         let staging = account(userID) + "|approval"
         try? keyStore.deleteKey(for: staging)
         let key = try keyStore.createKey(for: staging)
         do {
             let ticket = try await transport.call(Endpoints.requestDeviceApproval, body: DeviceApprovalRequestBody(
-                userID: userID, deviceName: deviceName, devicePublicKey: key.publicKey))
+                userID: userID, deviceName: deviceName, devicePublicKey: key.publicKey, password: password, registrationCode: registrationCode))
             return DeviceApproval(userID: userID, number: ticket.number, expiresAt: ticket.expiresAt, requestToken: ticket.requestToken)
         } catch {
             try? keyStore.deleteKey(for: staging)

@@ -90,6 +90,7 @@ extension Setting {
     public static let cibaInterval = Setting.integer("ciba_interval", 1...60, help: "seconds a CIBA client waits between polls of the token endpoint; faster is slow_down (default 5)") { $0.cibaInterval = $1 }
 
     public static let passwordRegistration = Setting.boolean("password_registration", help: "let a new device of an active user be bound with the password alone (the sign-in fallback); such a device proves the password only (acr 1) until a registration code confirms it (default off: registration codes and approval on a bound device)") { $0.identity.passwordRegistration = $1 }
+    public static let deviceProbationHours = Setting.integer("device_probation_hours", 0...8760, help: "hours a device bound or confirmed without another bound device's approval (registration code, password, face match) may not change the password, unbind or approve devices, end other sessions, change the face template or add a passkey (default 72; 0: none)") { $0.identity.probation = TimeInterval($1) * 3600 }
     public static let passwordRegistrationFailures = Setting.integer("password_registration_failures", 1...1000, help: "wrong passwords at password registration for one user, from all addresses together, before it closes for that user until a registration code, an approval or an unlock (default 10)") { $0.identity.passwordRegistrationFailures = Int64($1) }
     public static let oidcCodeLifetime = Setting.integer("oidc_code_lifetime", 1...600, help: "seconds an OpenID authorization code may wait for its exchange (default 60)") { $0.oidc.codeLifetime = TimeInterval($1) }
     public static let oidcAccessTokenLifetime = Setting.integer("oidc_access_token_lifetime", 60...86400, help: "seconds OpenID access and ID tokens live (default 300)") { $0.oidc.accessTokenLifetime = $1; $0.oidc.idTokenLifetime = $1 }
@@ -108,7 +109,7 @@ extension Setting {
         .enrollment, .reenrollmentWindow, .takeMemoryDays, .documentRetentionDays, .issuer, .idvAudience, .idvResultDetail,
         .notifyMaxPendingPerUser, .notifyMaxPendingPerKey, .notifyAppDefinedLevel, .webhookTimeout, .webhookConnectTimeout,
         .webhookMaxAttempts, .webhookBackoff, .webhookAllowPrivate, .notifyRetentionDays, .cibaInterval,
-        .passwordRegistration, .passwordRegistrationFailures, .oidcCodeLifetime, .oidcAccessTokenLifetime, .oidcRefreshTokenDays, .webRoot,
+        .passwordRegistration, .passwordRegistrationFailures, .deviceProbationHours, .oidcCodeLifetime, .oidcAccessTokenLifetime, .oidcRefreshTokenDays, .webRoot,
     ]
 }
 

@@ -22,13 +22,9 @@ enum DeviceRoutes {
             return WireMapping.outcome(outcome, policy: policy)
         }
         routes.on(Endpoints.registerDevice, groups.signIn) { context, body in
-            let proof: DeviceRegistrationProof
-            switch (body.password, body.registrationCode) {
-            case (let password?, nil): proof = .password(password)
-            case (nil, let code?): proof = .registrationCode(code)
-            default: throw IdentityError.invalidInput(field: "password", reason: "or registration_code: send exactly one")
-            }
-            let outcome = try identity.registerDevice(userID: body.userID, proof: proof, deviceName: body.deviceName,
+            let outcome = try identity.registerDevice(userID: body.userID,
+                                                      proof: try registrationProof(password: body.password, code: body.registrationCode),
+                                                      deviceName: body.deviceName,
                                                       deviceKey: try devicePublicKey(body.devicePublicKey),
                                                       client: context.request.remoteAddress?.limitKey)
             if let device = outcome.device, outcome.status == .success || outcome.status == .passwordExpired {
@@ -39,6 +35,7 @@ enum DeviceRoutes {
         routes.on(Endpoints.requestDeviceApproval, groups.signIn) { context, body in
             let ticket = try approvalService().request(userID: body.userID, deviceName: body.deviceName,
                                                        deviceKey: try devicePublicKey(body.devicePublicKey),
+                                                       proof: try registrationProof(password: body.password, code: body.registrationCode),
                                                        client: context.request.remoteAddress?.limitKey)
             return DeviceApprovalTicketInfo(requestToken: ticket.requestToken, number: ticket.number, expiresAt: ticket.expiresAt)
         }
@@ -85,8 +82,17 @@ enum DeviceRoutes {
                                 policy: policy)
         }
         routes.on(Endpoints.revokeSession, groups.session) { context, _ in
-            try identity.revokeSession(userID: context.caller.userID, sessionID: try context.parameter("id"))
+            try identity.revokeSession(userID: context.caller.userID, sessionID: try context.parameter("id"), by: context.caller)
             return NoContent()
+        }
+    }
+
+    /// What a new device proves the user with: exactly one of the password and a registration code.
+    private static func registrationProof(password: String?, code: String?) throws -> DeviceRegistrationProof {
+        switch (password, code) {
+        case (let password?, nil): .password(password)
+        case (nil, let code?): .registrationCode(code)
+        default: throw IdentityError.invalidInput(field: "password", reason: "or registration_code: send exactly one")
         }
     }
 

@@ -15,7 +15,7 @@ enum PasskeyRoutes {
         // The password again: a stolen session alone cannot add a lasting credential. Its failures
         // count against the user, as any step-up's (the session proves a bound device).
         routes.on(Endpoints.beginPasskeyRegistration, groups.stepUp) { context, body in
-            try identity.requireConfirmedDevice(context.caller)
+            try identity.requireTrustedDevice(context.caller)
             let checked = try identity.verifyStepUpPassword(userID: context.caller.userID, password: body.password)
             guard checked.status == .success else { throw OIDCError.passwordRejected(checked) }
             let options = try service().beginRegistration(userID: context.caller.userID)

@@ -13,7 +13,8 @@ enum WireMapping {
     static func device(_ device: Device) -> DeviceInfo {
         DeviceInfo(deviceID: device.id, userID: device.userID, name: device.name, keyThumbprint: device.keyThumbprint,
                    createdAt: device.createdAt, lastUsedAt: device.lastUsedAt, revokedAt: device.revokedAt,
-                   keyKind: device.boundBy == .passkey ? "passkey" : "device_key", boundBy: device.boundBy.rawValue, boundFrom: device.boundFrom)
+                   keyKind: device.boundBy == .passkey ? "passkey" : "device_key", boundBy: device.boundBy.rawValue, boundFrom: device.boundFrom,
+                   probationUntil: device.probationUntil)
     }
 
     static func session(_ session: Session, token: String?, policy: IdentityPolicy) -> SessionInfo {

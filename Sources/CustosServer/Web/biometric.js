@@ -170,7 +170,17 @@ screen("optin", {
         actions: [{ label: "Cancel", value: "cancel" }, { label: "Delete", value: "delete", primary: true }],
       });
       if (choice !== "delete") return;
-      const status = await api(E.optOut, { auth: "session" });
+      let status;
+      try {
+        status = await api(E.optOut, { auth: "session" });
+      } catch (error) {
+        // Deleting the template needs the proof replacing it needs: a fresh match in this session.
+        if (error?.code !== "template_change_needs_proof") throw error;
+        await showDialog({ id: "optout-result", title: "Verify your face first",
+          body: [h("p", {}, "Deleting your template needs a fresh biometric authentication on this device: "
+            + "run Biometric authentication, then opt out again.")] });
+        return;
+      }
       await showDialog({ id: "optout-result", title: status.status_code === code.success ? "Template deleted" : "No template to delete",
         body: [h("p", {}, `${status.status_message} (Code: ${status.status_code})`)] });
     });

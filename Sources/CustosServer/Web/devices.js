@@ -48,6 +48,10 @@ function deviceItem(device, errors, refresh) {
     h("dt", {}, "Key"), h("dd", {}, device.key_kind === "passkey" ? "a passkey" : "a device key"),
     h("dt", {}, "Bound"), h("dd", { class: "bound-by" }, `${formatTime(device.created_at)} by ${BOUND_BY[device.bound_by] ?? device.bound_by ?? "?"}`
       + (device.bound_from ? ` from ${device.bound_from}` : "")),
+    device.probation_until && !device.revoked_at && new Date(device.probation_until) > new Date()
+      ? [h("dt", {}, "On probation"), h("dd", { class: "probation" },
+        `until ${formatTime(device.probation_until)}: it cannot change the password, unbind or approve devices or change the face template yet`)]
+      : null,
     h("dt", {}, "Last used"), h("dd", {}, device.last_used_at ? formatTime(device.last_used_at) : "never"),
     device.revoked_at ? [h("dt", {}, "Unbound"), h("dd", {}, formatTime(device.revoked_at))] : null);
   const unbind = device.revoked_at ? null : h("button", {

@@ -268,6 +268,15 @@ enum Migrations {
             sqlite: "ALTER TABLE users ADD COLUMN password_must_change INTEGER NOT NULL DEFAULT 0;",
             postgres: "ALTER TABLE users ADD COLUMN password_must_change INTEGER NOT NULL DEFAULT 0;"
         ),
+        Migration(
+            version: 23,
+            name: "devices.probation_until",
+            // A device bound or confirmed without another bound device's approval (a registration
+            // code, a face match) is on probation until then: no password change, no unbinding or
+            // approving devices, no template change. Null: none (every device bound before).
+            sqlite: "ALTER TABLE devices ADD COLUMN probation_until INTEGER;",
+            postgres: "ALTER TABLE devices ADD COLUMN probation_until BIGINT;"
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

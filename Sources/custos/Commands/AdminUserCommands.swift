@@ -104,7 +104,7 @@ enum AdminUserCommands {
 
     static let grantEnrollment = Command(spec: CommandSpec(
         path: "admin user grant-enrollment",
-        summary: "Let the user enrol a biometric template once (replace it, or a first one under --enrollment grant).",
+        summary: "Let the user change the biometric template once: replace or delete it (opt-out), or enrol a first one under --enrollment grant.",
         options: remote, arguments: [user])
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)

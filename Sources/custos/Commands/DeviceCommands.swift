@@ -100,7 +100,7 @@ enum DeviceCommands {
     static let deviceID = Argument("device", help: "the device id (from device list)")
 
     static let list = Command(spec: CommandSpec(
-        path: "device list", summary: "List the signed-in user's devices: name, kind of key, how, when and from where bound, last used, revoked.",
+        path: "device list", summary: "List the signed-in user's devices: name, kind of key, how, when and from where bound, probation, last used, revoked.",
         options: [ClientOptions.profile.spec, ClientOptions.profileServer.spec, ClientOptions.json.spec])
     ) { arguments in
         let (profile, _, client) = try Profile.open(arguments)
@@ -110,6 +110,7 @@ enum DeviceCommands {
                 var line = "\(device.deviceID)  \(device.name)  \(device.keyKind ?? "device_key")  bound \(iso(device.createdAt))"
                 if let how = device.boundBy { line += " by \(how)" }
                 if let from = device.boundFrom { line += " from \(from)" }
+                if let until = device.probationUntil, until > Date() { line += ", on probation until \(iso(until))" }
                 if let used = device.lastUsedAt { line += "  last used \(iso(used))" }
                 if let revoked = device.revokedAt { line += "  revoked \(iso(revoked))" }
                 if device.deviceID == profile.deviceID { line += "  (this device)" }

@@ -11,7 +11,7 @@ enum DeviceRegistrationCommands {
     static let user = Option<String?>.text("user", "USER", help: "the user id")
     static let code = Option<String?>.text("code", "CODE", help: "the registration code (from admin device link); without it, the password")
     static let name = Option<String?>.text("name", "NAME", help: "device name (default: this host's name)")
-    static let approval = Flag("approval", help: "ask the user's bound devices to approve this one: prints the number to type there, then waits")
+    static let approval = Flag("approval", help: "ask the user's bound devices to approve this one, proved by the password: prints the number to type there, then waits")
 
     static let register = Command(spec: CommandSpec(
         path: "device register", summary: "Bind this device to an active user with a registration code, a bound device's approval or the password; log in.",
@@ -20,8 +20,9 @@ enum DeviceRegistrationCommands {
         example: "custos device register --user alice --code rc_…"),
         validate: { arguments in
             guard arguments[user] != nil else { throw UsageError("--user is required") }
-            let proofs = [arguments[code] != nil, arguments[approval], arguments[ClientOptions.passwordStdin]].filter { $0 }.count
-            if proofs > 1 { throw UsageError("give one of --code, --approval or the password") }
+            let proofs = [arguments[code] != nil, arguments[ClientOptions.passwordStdin]].filter { $0 }.count
+            if proofs > 1 { throw UsageError("give one of --code or the password") }
+            if arguments[approval] && arguments[code] != nil { throw UsageError("--approval asks with the password; leave out --code") }
         }
     ) { arguments in
         let userID = arguments[user]!
@@ -33,7 +34,8 @@ enum DeviceRegistrationCommands {
         if let registrationCode = arguments[code] {
             result = try await client.registerDevice(userID: userID, registrationCode: registrationCode, deviceName: deviceName)
         } else if arguments[approval] {
-            let request = try await client.requestDeviceApproval(userID: userID, deviceName: deviceName)
+            let password = try PasswordInput.read(arguments, prompt: "Password for \(userID): ")
+            let request = try await client.requestDeviceApproval(userID: userID, deviceName: deviceName, password: password)
             FileHandle.standardError.write(Data((
                 "on a device already bound to \(userID), approve \"\(deviceName)\" and type this number: \(request.number)\n"
                 + "(custos notifications act <uuid> approve --number \(request.number)); waiting until \(iso(request.expiresAt))…\n").utf8))
