@@ -107,8 +107,6 @@ public enum ErrorMapping {
         case is FaceError:
             // Engine trouble reaching a handler (models, memory): never the client's fault.
             return HTTPError(status: 503, code: "face_engine_unavailable", message: "The face engine cannot process this now.")
-        case is IDVUnavailable:
-            return HTTPError(status: 503, code: "idv_unavailable", message: "Server biometrics are not enabled on this server.")
         default:
             return nil
         }

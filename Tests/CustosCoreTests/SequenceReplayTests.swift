@@ -112,8 +112,8 @@ import Testing
                                         noise: Double(seed % 4), seed: UInt64(seed * 13)))
         }
         for take in candidates {
-            let full = replay.longestRun(take.compactMap { $0 }, in: earlier.compactMap { $0 })
-                >= max(replay.minimumRun, (min(take.count, earlier.count) + 1) / 2)
+            let (mine, theirs) = (take.compactMap { $0 }, earlier.compactMap { $0 })
+            let full = replay.longestRun(mine, in: theirs) >= max(replay.minimumRun, (min(mine.count, theirs.count) + 1) / 2)
             #expect(replay.replays(take, earlier: earlier) == full)
             for case let (frame?, old?) in zip(take, earlier) {
                 #expect(abs(frame.distanceToMirror(of: old) - frame.distance(to: old.mirrored)) < 1e-6)

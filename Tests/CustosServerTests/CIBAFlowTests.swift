@@ -115,6 +115,12 @@ import FoundationNetworking
             "/v1/ciba/client", CIBAClientRegistration(backchannelTokenDeliveryMode: "ping", backchannelClientNotificationEndpoint: receiver.url),
             bearer: oauth.secret)
         #expect(registration.clientID == oauth.id && registration.backchannelTokenDeliveryMode == "ping")
+        // An endpoint is checked in poll mode too: no 3,000-character URL is stored.
+        let (tooLong, tooLongError) = try await fixture.api.postRaw(
+            "/v1/ciba/client", CIBAClientRegistration(backchannelTokenDeliveryMode: "poll",
+                                                      backchannelClientNotificationEndpoint: receiver.url + "?" + String(repeating: "a", count: 3000)),
+            bearer: oauth.secret)
+        #expect(tooLong == 422 && tooLongError.error.code == "invalid_callback_url", "\(tooLong) \(tooLongError)")
 
         // Ping mode needs the client's token for the ping.
         let (missing, refusal) = try await oauth.post("/oauth2/bc-authorize", ["scope": "openid", "login_hint": fixture.userID])

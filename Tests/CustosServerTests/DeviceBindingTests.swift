@@ -147,6 +147,10 @@ import Testing
         #expect(bare.0 == 422 && bare.1.error.code == "invalid_field")
         // The user was not locked by any of it.
         #expect(try fixture.live.identity.attemptsLeft(userID: fixture.userID, factor: .credentials) == 5)
+        // A password the relying party expired (a suspected leak) asks no one either.
+        _ = try await fixture.live.admin().expirePassword(fixture.userID)
+        #expect(ask(fixture.userID, .password(IdentityFlowTests.password), from: "192.0.2.200") == "approval_proof_rejected")
+        #expect(try await phone.getNotifications().notifications.allSatisfy { !$0.subject.contains("new device asks") })
     }
 
     /// With the password (phished), a request still cannot tell the user what to type: the

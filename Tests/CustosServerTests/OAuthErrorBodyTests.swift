@@ -21,8 +21,9 @@ import FoundationNetworking
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
     }
 
-    @Test func malformedRequestsToOAuthEndpointsGetOAuthsErrorBody() async throws {
-        let live = try LiveServer.sqlite()
+    @Test(arguments: StoreKind.available)
+    func malformedRequestsToOAuthEndpointsGetOAuthsErrorBody(kind: StoreKind) async throws {
+        let live = try LiveServer.make(kind)
         defer { live.stop() }
         for (method, path, body) in [("GET", "/oauth2/authorize?client_id=%0A&response_type=code", nil),
                                      ("POST", "/oauth2/token?x=%00", nil),
@@ -31,6 +32,16 @@ import FoundationNetworking
             let (status, answer) = try await send(live, method, path, body: body)
             #expect(status == 400 && answer["error"] as? String == "invalid_request" && answer["error_description"] is String,
                     "\(method) \(path): \(status) \(answer)")
+        }
+        // A NUL inside a form parameter (which PostgreSQL's text cannot hold) is the client's mistake.
+        for path in ["/oauth2/token", "/oauth2/introspect"] {
+            var request = URLRequest(url: live.baseURL.appendingPathComponent(path), timeoutInterval: TestEnvironment.requestTimeout)
+            request.httpMethod = "POST"
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data("grant_type=authorization_code&client_id=a%00b&token=x%00y".utf8)
+            let (data, response) = try await URLSession.shared.data(for: request)
+            let answer = (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+            #expect((response as? HTTPURLResponse)?.statusCode == 400 && answer["error"] as? String == "invalid_request", "\(path): \(answer)")
         }
         // Elsewhere the standard envelope stays.
         let (status, answer) = try await send(live, "POST", "/v1/login/challenge", body: Data([0]))

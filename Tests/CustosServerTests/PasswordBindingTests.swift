@@ -130,4 +130,41 @@ import Testing
         let matched = try await f.phone.initiateIDVServerBiometricAuthentication(reason: "Pay", frameSource: camera(f.live, "blink_selfie", 38...50))
         #expect(matched.biometricResult?.displayText == "MATCHED")
     }
+
+    /// Cancelling (or superseding) workflow 8 once its challenge is out costs an attempt; from a
+    /// device the password alone bound it costs that kind of device's tries, shared by all of
+    /// them, never the user's. A second device bound with the same password buys no more, and
+    /// unbinding itself needs no password (which would count against the user).
+    @Test(arguments: StoreKind.available)
+    func cancelsAndNewDevicesFromAPhishedPasswordNeitherLockTheUserNorBuyTries(kind: StoreKind) async throws {
+        let f = try await Self.fixture(kind)
+        defer { f.live.stop() }
+        _ = try await f.phone.initiateIDVBiometricOptIn(consentVersion: "v1", frameSource: camera(f.live, "blink_selfie", 1...25))
+        let api = RawAPI(base: f.live.baseURL)
+        let bearer = try #require(f.tablet.session.sessionToken)
+        let tries = Int(f.live.identity.policy.maximumAttempts)
+        for round in 1...tries {
+            let challenge = try await api.challenge(bearer: bearer)
+            let cancelled: IDVResultResponse = try await api.post("/v1/idv/transactions/\(challenge.idvAuditTransactionID)/cancel",
+                                                                  RawAPI.Empty(), bearer: bearer)
+            #expect(cancelled.attemptsLeft == tries - round || round == tries, "round \(round): \(cancelled.attemptsLeft)")
+            #expect(try f.live.identity.attemptsLeft(userID: f.userID, factor: .biometric) == tries)
+        }
+        #expect(try await f.device(f.tabletID)?.revokedAt != nil)
+        #expect(try f.live.store.user(id: f.userID)?.lockedUntil == nil)
+        // Another device bound with the phished password: its tries are already spent.
+        let again = try f.live.client()
+        let rebound = try await again.registerDevice(userID: f.userID, password: IdentityFlowTests.password, deviceName: "tablet 2")
+        #expect(rebound.statusCode == 100)
+        let submitted = try await again.initiateIDVServerBiometricAuthentication(reason: "Confirm", frameSource: camera(f.live, "talking_obama", 1...12))
+        #expect(submitted.statusCode == 153 && submitted.attemptsLeft == 0, "\(submitted.statusCode) \(submitted.attemptsLeft)")
+        #expect(try f.live.identity.attemptsLeft(userID: f.userID, factor: .biometric) == tries)
+        // Such a device unbinds itself without the password; nothing is counted against the user.
+        let third = try f.live.client()
+        let thirdID = try #require(try await third.registerDevice(userID: f.userID, password: IdentityFlowTests.password,
+                                                                  deviceName: "tablet 3").deviceID)
+        let selfUnbound = try await third.revokeDevice(thirdID, password: "not the password")
+        #expect(selfUnbound.statusCode == 100)
+        #expect(try f.live.identity.attemptsLeft(userID: f.userID, factor: .credentials) == tries)
+    }
 }

@@ -59,6 +59,13 @@ import Testing
         let (hide, hideError) = try await api.postRaw("/v1/notifications/\(notice.notificationUUID)/actions",
                                                       UpdateNotificationRequest(action: "ok"), bearer: bearer)
         #expect(hide == 403 && hideError.error.code == "notice_about_this_device")
+        // Nor can a second new device, on probation too, answer it for the laptop.
+        let other = try fixture.live.client()
+        let otherLink = try await fixture.live.admin().issueRegistrationCode(fixture.userID)
+        let otherBound = try await other.registerDevice(userID: fixture.userID, registrationCode: otherLink.registrationCode, deviceName: "other")
+        let (ack, ackError) = try await api.postRaw("/v1/notifications/\(notice.notificationUUID)/actions", UpdateNotificationRequest(action: "ok"),
+                                                    bearer: try #require(otherBound.session?.token))
+        #expect(ack == 403 && ackError.error.code == "device_on_probation", "\(ack) \(ackError)")
         let unbound = try await phone.updateNotification(notice, action: DeviceApprovalService.unbindAction(laptopID))
         #expect(unbound.statusCode == 100)
         #expect(try await fixture.live.admin().devices(fixture.userID).first { $0.deviceID == laptopID }?.revokedAt != nil)

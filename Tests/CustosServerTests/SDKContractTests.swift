@@ -91,6 +91,8 @@ import Testing
         let event = try await status.value
         #expect(event.error?.code == "idv_unavailable" && event.error?.longErrorCode == 503)
         #expect(event.response == nil && event.userID == userID)
+        // A switched-off feature is no outage: nothing is logged at error level for it.
+        #expect(!live.log.lines.contains { $0.contains("\"level\":\"error\"") }, "\(live.log.lines.filter { $0.contains("error") })")
     }
 
     @Test func aLogoutTheServerCannotHearKeepsTheSession() async throws {

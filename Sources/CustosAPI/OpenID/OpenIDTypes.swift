@@ -11,14 +11,17 @@ public struct FormBody: Sendable, Equatable, Decodable {
 
     public subscript(name: String) -> String? { fields[name] }
 
-    /// Parses the body; nil when it is not form-encoded text or repeats a name.
+    /// Parses the body; nil when it is not form-encoded text, repeats a name, or holds a NUL
+    /// (no OAuth parameter has one, and PostgreSQL's text cannot store one: it would surface as
+    /// a database error, not as the client's mistake it is).
     public init?(parsing body: Data) {
         guard let text = String(data: body, encoding: .utf8) else { return nil }
         var fields: [String: String] = [:]
         for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let decode = { (part: Substring) in String(part).replacingOccurrences(of: "+", with: " ").removingPercentEncoding }
-            guard let name = decode(parts[0]), let value = parts.count == 2 ? decode(parts[1]) : "", fields[name] == nil else { return nil }
+            guard let name = decode(parts[0]), let value = parts.count == 2 ? decode(parts[1]) : "", fields[name] == nil,
+                  !name.unicodeScalars.contains("\0"), !value.unicodeScalars.contains("\0") else { return nil }
             fields[name] = value
         }
         self.fields = fields

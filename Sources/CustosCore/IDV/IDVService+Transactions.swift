@@ -22,8 +22,10 @@ extension IDVService {
     /// free). An enrolment needs proof to replace an existing template, and a grant under
     /// `--enrollment grant` (see `authorizeEnrollment`). `sessionID`: the session that asks;
     /// only a match made in that very session is proof (a refusal counts against it).
+    /// `deviceID`: the session's device; one the password alone bound may start workflow 8 only,
+    /// and its transaction's closing spends its kind's tries (`BiometricAttemptHolder`).
     public func initiate(userID: String, workflow: IDVWorkflow, reason: String?, consent: BiometricConsent?,
-                         relyingPartyNonce: String? = nil, sessionID: String? = nil) throws -> IDVTransaction {
+                         relyingPartyNonce: String? = nil, sessionID: String? = nil, deviceID: String? = nil) throws -> IDVTransaction {
         let reason = reason ?? workflow.defaultReason
         try checkText(reason, field: "reason")
         if let relyingPartyNonce { try checkText(relyingPartyNonce, field: "rp_nonce") }
@@ -34,6 +36,7 @@ extension IDVService {
             consentVersion = consent.version
         }
         let now = clock.now()
+        let holder = try identity.biometricAttemptHolder(deviceID: deviceID, workflow: workflow)
         // The grant or match it uses, the transactions it closes and its audit event go together.
         return try countingRefusals(sessionID: sessionID, userID: userID) { try store.atomically {
             var details = ["workflow": String(workflow.rawValue)]
@@ -57,6 +60,10 @@ extension IDVService {
                 details["status"] = "600"
             }
             try store.createTransaction(transaction)
+            if case .unconfirmedDevice(let starter) = holder {
+                try store.issue(SingleUseToken(purpose: Purpose.unconfirmedStarter, digest: digester.digest("starter:" + transaction.id),
+                                               subject: userID, payload: Data(starter.utf8), expiresAt: transaction.expiresAt.addingTimeInterval(86400)))
+            }
             try audit.record(.idvTransactionStarted, userID: userID, transactionID: transaction.id, details: details)
             return transaction
         } }
@@ -159,7 +166,23 @@ extension IDVService {
             transaction.result = result
             guard try store.updateTransaction(transaction, expected: expected) else { return nil }
             var attemptUsed = false
-            if expected == .challenged && transaction.workflow.takesSelfie {
+            if expected == .challenged && transaction.workflow.takesSelfie,
+               let starter = try store.peek(purpose: Purpose.unconfirmedStarter, digest: digester.digest("starter:" + transaction.id), now: now),
+               starter.subject == transaction.userID {
+                // Started by a device the password alone bound: its kind's tries, never the user's.
+                let deviceID = String(decoding: starter.payload, as: UTF8.self)
+                if let used = try identity.takeDeviceFaceTry(deviceID: deviceID, userID: transaction.userID) {
+                    attemptUsed = true
+                    result.attempts = 1
+                    result.attemptsLeft = Int(max(0, identity.policy.maximumAttempts - used))
+                    if result.attemptsLeft == 0 {
+                        result.status = .attemptsExhausted
+                        try identity.revokeDevice(userID: transaction.userID, deviceID: deviceID, actor: AuditActor.policy)
+                    }
+                } else {
+                    result.attemptsLeft = 0
+                }
+            } else if expected == .challenged && transaction.workflow.takesSelfie {
                 // Inside the transaction there is no waiting for attempts that verdicts in flight
                 // hold: with none free the cancel uses none, and answers 153 only to a locked user.
                 let used = try identity.takeAttempt(userID: transaction.userID, factor: .biometric)

@@ -32,6 +32,10 @@ public final class IDVService: Sendable {
         static let recentMatch = "idv_recent_match"
         /// A relying party's single-use permission to enrol.
         static let enrollmentGrant = "idv_enrollment_grant"
+        /// A transaction a device bound by the password alone started: its closing spends that
+        /// kind of device's tries, never the user's attempts (digest of the transaction id,
+        /// the device id as payload).
+        static let unconfirmedStarter = "idv_unconfirmed_starter"
     }
 
     public init(store: any Storage, identity: IdentityService, faces: any FaceAnalyzer, liveness: any LivenessDetector,

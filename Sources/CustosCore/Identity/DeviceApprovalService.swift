@@ -77,6 +77,8 @@ public final class DeviceApprovalService: Sendable {
         }
         _ = try identity.throttle.recordFailure(deviceID: throttleKey, client: client, now: now)
         let user = try identity.provesKnowledge(of: userID, proof, now: now)
+        // A password the relying party expired (a suspected leak), or one aged out, asks no one.
+        if case .password = proof, identity.policy.passwordExpired(user, at: now) { throw IdentityError.approvalProofRejected }
         if let wait = try identity.throttle.admitUserWide("approval|" + userID, limit: identity.policy.deviceProofAttempts, now: now) {
             throw IdentityError.throttled(retryAfter: Int(wait.rounded(.up)))
         }
@@ -91,6 +93,8 @@ public final class DeviceApprovalService: Sendable {
             guard waiting.count < notifications.policy.maximumPendingPerUser else {
                 throw StepUpError.tooMany("for this user: \(waiting.count) device approval requests already wait; try again when they end")
             }
+            // Spent only now, so that a request refused above burns no code.
+            if case .registrationCode(let code) = proof { try identity.spendRegistrationCode(code, userID: userID, now: now) }
             let time = ISO8601DateFormatter.string(from: now, timeZone: TimeZone(identifier: "UTC") ?? .current,
                                                    formatOptions: [.withFullDate, .withTime, .withColonSeparatorInTime])
             let notification = try notifications.create(NotificationDraft(
@@ -114,12 +118,12 @@ public final class DeviceApprovalService: Sendable {
     /// The longest label a prompt shows of the name the requester chose.
     public static let promptLabelLength = 24
 
-    /// The requester's device name as a prompt shows it: letters, spaces and `-'.` only (no
-    /// digits, so no number to type; no `:` or `!` to dress it as a sentence), at most
+    /// The requester's device name as a prompt shows it: letters, spaces and `-'` only (no
+    /// digits, so no number to type; no `.`, `:` or `!` to dress it as sentences), at most
     /// `promptLabelLength` characters, "device" when nothing is left.
     public static func promptLabel(_ name: String) -> String {
         let kept = name.unicodeScalars.map { scalar -> Character in
-            CharacterSet.letters.contains(scalar) || "-'.".unicodeScalars.contains(scalar) ? Character(scalar) : " "
+            CharacterSet.letters.contains(scalar) || "-'".unicodeScalars.contains(scalar) ? Character(scalar) : " "
         }
         let words = String(kept).split(separator: " ").joined(separator: " ")
         guard !words.isEmpty else { return "device" }
@@ -176,10 +180,11 @@ public final class DeviceApprovalService: Sendable {
     public static func unbindAction(_ deviceID: String) -> String { "unbind." + deviceID }
 
     /// Tells the user's devices that `device` was bound or confirmed: by which proof, from
-    /// which address, and until when it is on probation. The notice has two actions: `ok`
-    /// (level 0), and `unbind.<device id>` (level 3: another bound device's signature), which
-    /// unbinds it at once. The device it tells of cannot answer it. `except`: the device that
-    /// approved it already knows.
+    /// which address, and until when it is on probation. The notice has two actions, both
+    /// answered with a bound device's signature (level 3) from a device past its probation, so
+    /// that neither a stolen session nor a second new device can acknowledge it away: `ok`, and
+    /// `unbind.<device id>`, which unbinds it at once. The device it tells of cannot answer it.
+    /// `except`: the device that approved it already knows.
     public func announce(_ device: Device, except approver: String? = nil) throws {
         let others = try store.devices(userID: device.userID).filter {
             !$0.isRevoked && $0.id != device.id && $0.id != approver
@@ -202,7 +207,7 @@ public final class DeviceApprovalService: Sendable {
                 userID: device.userID, subject: "A device was bound to your account",
                 message: "“\(Self.promptLabel(device.name))” was bound \(how)\(from).\(probation) If it was not you, unbind it here "
                     + "and change your password.",
-                actions: [NotificationAction(label: "OK", action: "ok", authLevel: .none),
+                actions: [NotificationAction(label: "OK", action: "ok", authLevel: .deviceSignature),
                           NotificationAction(label: "Not me: unbind it", action: Self.unbindAction(device.id), authLevel: .deviceSignature)],
                 lifetime: notifications.policy.maximumLifetime), sender: Self.noticeSender, limitedPerSender: false)
         } catch let error as StepUpError where error.kind == .tooMany {

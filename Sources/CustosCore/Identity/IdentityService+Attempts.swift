@@ -74,34 +74,35 @@ extension IdentityService {
         try counter(factor).reset(userID)
     }
 
-    /// The counter of a device the password alone bound, for its tries at confirming itself
-    /// with the user's face (workflow 8): such a device proves nothing about the user, so its
-    /// failures spend its own tries, never the user's biometric attempts (it must not be able to
-    /// lock the user out). It ends in `:<user id>`, so deleting the user deletes it.
-    static func deviceFaceTriesKey(deviceID: String, userID: String) -> String { "device_face_tries:\(deviceID):\(userID)" }
+    /// The counter of the tries of the user's devices bound by the password alone at confirming
+    /// themselves with the user's face (workflow 8): such a device proves nothing about the user,
+    /// so its failures spend these tries, never the user's biometric attempts (it must not be
+    /// able to lock the user out). One count for all of them, so binding another device with
+    /// the same phished password buys no more tries; a lock's end or an unlock refills it. It
+    /// ends in `:<user id>`, so deleting the user deletes it.
+    static func unconfirmedFaceTriesKey(_ userID: String) -> String { "unconfirmed_face_tries:\(userID)" }
 
     /// Takes one of the device's face tries before a capture is judged; nil when none is left.
     public func takeDeviceFaceTry(deviceID: String, userID: String) throws -> Int64? {
-        try store.increment(Self.deviceFaceTriesKey(deviceID: deviceID, userID: userID), limit: policy.maximumAttempts, now: clock.now())
+        try store.increment(Self.unconfirmedFaceTriesKey(userID), limit: policy.maximumAttempts, now: clock.now())
     }
 
     public func giveBackDeviceFaceTry(deviceID: String, userID: String) throws {
-        try store.decrement(Self.deviceFaceTriesKey(deviceID: deviceID, userID: userID))
+        try store.decrement(Self.unconfirmedFaceTriesKey(userID))
     }
 
     public func deviceFaceTriesLeft(deviceID: String, userID: String) throws -> Int {
-        Int(max(0, policy.maximumAttempts - (try store.value(Self.deviceFaceTriesKey(deviceID: deviceID, userID: userID)))))
+        Int(max(0, policy.maximumAttempts - (try store.value(Self.unconfirmedFaceTriesKey(userID)))))
     }
 
     /// Whose attempts a capture sent from `deviceID`'s session for `workflow` spends. A device
     /// the password alone bound may only try to confirm itself (workflow 8), on its own tries;
-    /// the other workflows that spend biometric attempts (6, 7, 10) are refused it.
+    /// the other workflows, which spend the user's biometric attempts (6, 7, 9, 10), are refused it.
     public func biometricAttemptHolder(deviceID: String?, workflow: IDVWorkflow) throws -> BiometricAttemptHolder {
         guard let deviceID, let device = try store.device(id: deviceID), device.boundBy == .password else { return .user }
         switch workflow {
         case .serverBiometricAuthentication: return .unconfirmedDevice(deviceID)
-        case .notificationStepUp: return .user
-        case .kyc, .biometricOptIn, .additionalDocumentScan: throw IdentityError.deviceNotConfirmed
+        case .kyc, .biometricOptIn, .additionalDocumentScan, .notificationStepUp: throw IdentityError.deviceNotConfirmed
         }
     }
 }

@@ -104,25 +104,55 @@ extension IdentityService {
         let device = Device(id: newID(), userID: userID, name: name, publicKeyJWK: deviceKey.jwkJSON, keyThumbprint: thumbprint,
                             createdAt: now, lastUsedAt: now, boundBy: binding, boundFrom: client,
                             probationUntil: probationEnd(binding, now: now))
-        let (bound, session, token) = try store.atomically { () -> (Device, Session, String) in
-            if case .registrationCode(let code) = proof {
-                guard try store.consume(purpose: Purpose.deviceRegistration, digest: digester.digest(code), now: now) != nil else {
-                    throw IdentityError.invalidRegistrationCode
-                }
-                try store.reset(Self.passwordRegistrationKey(userID))
-            }
-            let bound = try bind(device, confirming: binding.isConfirmed, now: now)
-            let (session, token) = try openSession(userID: userID, deviceID: bound.id, now: now)
-            return (bound, session, token)
+        let bound: Device, session: Session, token: String
+        do {
+            (bound, session, token) = try bindAndOpen(device, proof: proof, binding: binding, judgedHash: user?.passwordHash, now: now)
+        } catch is PasswordChangedMeanwhile {
+            return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: 0)
         }
         return AuthenticationOutcome(status: .success, userID: userID, attemptsLeft: Int(policy.maximumAttempts), device: bound,
                                      session: session, sessionToken: token)
     }
 
+    /// Spends a registration code `provesKnowledge` accepted; `approvalProofRejected` when
+    /// another request spent it first.
+    func spendRegistrationCode(_ code: String, userID: String, now: Date) throws {
+        guard try store.consume(purpose: Purpose.deviceRegistration, digest: digester.digest(code), now: now)?.subject == userID else {
+            throw IdentityError.approvalProofRejected
+        }
+    }
+
+    /// A password judged valid was replaced before the device it proves was bound.
+    private struct PasswordChangedMeanwhile: Error {}
+
+    /// Binds `device` by `proof` and opens its session, in one transaction: a registration code
+    /// is spent there; a password must still be the one judged (`judgedHash`).
+    private func bindAndOpen(_ device: Device, proof: DeviceRegistrationProof, binding: DeviceBinding, judgedHash: String?,
+                             now: Date) throws -> (Device, Session, String) {
+        let userID = device.userID
+        return try store.atomically { () -> (Device, Session, String) in
+            switch proof {
+            case .registrationCode(let code):
+                guard try store.consume(purpose: Purpose.deviceRegistration, digest: digester.digest(code), now: now) != nil else {
+                    throw IdentityError.invalidRegistrationCode
+                }
+                try store.reset(Self.passwordRegistrationKey(userID))
+            case .password:
+                // The password judged above must still be the user's: a change that landed while it
+                // was judged unbinds what rests on the old one, and this binding would escape it.
+                guard try store.user(id: userID)?.passwordHash == judgedHash else { throw PasswordChangedMeanwhile() }
+            }
+            let bound = try bind(device, confirming: binding.isConfirmed, now: now)
+            let (session, token) = try openSession(userID: userID, deviceID: bound.id, now: now)
+            return (bound, session, token)
+        }
+    }
+
     /// Checks that a device approval's requester knows the user (`DeviceApprovalService.request`):
     /// the password, judged as a password registration's (counted per user from every address
     /// before it is judged, a right one giving its count back; one Argon2id verification, real
-    /// or dummy), or a registration code of this user, which it spends. Returns the user; any
+    /// or dummy), or a registration code of this user (spent by `spendRegistrationCode` once the
+    /// request is accepted, so a refused request burns none). Returns the user; any
     /// failure, an unknown user id included, is `approvalProofRejected` in the same time, or
     /// `passwordRegistrationClosed` once the password way is closed for the id.
     func provesKnowledge(of userID: String, _ proof: DeviceRegistrationProof, now: Date) throws -> User {
@@ -131,7 +161,7 @@ extension IdentityService {
         case .registrationCode(let code):
             try InputRules.checkToken(code, field: "registration_code")
             guard let user, user.status == .active,
-                  try store.consume(purpose: Purpose.deviceRegistration, digest: digester.digest(code), now: now)?.subject == userID else {
+                  try store.peek(purpose: Purpose.deviceRegistration, digest: digester.digest(code), now: now)?.subject == userID else {
                 throw IdentityError.approvalProofRejected
             }
             return user

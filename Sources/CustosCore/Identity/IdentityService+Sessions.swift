@@ -100,8 +100,15 @@ extension IdentityService {
         guard let device = try store.device(id: deviceID), device.userID == session.userID, !device.isRevoked else {
             throw IdentityError.deviceNotFound
         }
-        // A device the password alone bound unbinds only itself, never the user's real devices.
+        // A device the password alone bound unbinds only itself, never the user's real devices;
+        // and it does so without the password, which would count against the user (a phished
+        // password's device must not be able to spend the user's attempts this way).
         if deviceID != session.deviceID { try requireTrustedDevice(session) }
+        if deviceID == session.deviceID, device.boundBy == .password {
+            try revokeDevice(userID: session.userID, deviceID: deviceID, actor: "session:" + session.id)
+            return AuthenticationOutcome(status: .success, userID: session.userID, attemptsLeft: try attemptsLeft(userID: session.userID, factor: .credentials),
+                                         device: device)
+        }
         let outcome = try verifyStepUpPassword(userID: session.userID, password: password)
         guard outcome.status == .success || outcome.status == .passwordExpired else { return outcome }
         try revokeDevice(userID: session.userID, deviceID: deviceID, actor: "session:" + session.id)

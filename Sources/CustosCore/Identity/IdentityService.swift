@@ -155,5 +155,6 @@ public final class IdentityService: Sendable {
         try attempts.reset(userID)
         try biometricAttempts.reset(userID)
         try store.reset(Self.passwordRegistrationKey(userID))
+        try store.reset(Self.unconfirmedFaceTriesKey(userID))
     }
 }

@@ -45,7 +45,7 @@ public struct SequenceReplay: Sendable, Hashable, Codable {
         // no run is looked for.
         guard Self.closestPair(take, earlier) < alignedDistance else { return false }
         let (mine, theirs) = (take.compactMap { $0 }, earlier.compactMap { $0 })
-        return longestRun(mine, in: theirs) >= needed(take.count, earlier.count)
+        return longestRun(mine, in: theirs) >= needed(mine.count, theirs.count)
     }
 
     /// The run that makes a replay, between takes of `mine` and `theirs` frames: at

@@ -67,21 +67,25 @@ public final class CIBAService: Sendable {
         return key
     }
 
-    /// Registers how a client gets its tokens; `ping` needs a notification endpoint (checked
-    /// like a callback URL).
-    public func register(_ client: CIBAClient, actor: String) throws {
-        if client.mode == .ping {
-            guard let endpoint = client.notificationEndpoint else {
-                throw StepUpError.invalid("backchannel_client_notification_endpoint", "is required in ping mode")
-            }
-            try notifications.callbacks.validate(endpoint)
+    /// Registers how a client gets its tokens, and returns what is kept; `ping` needs a
+    /// notification endpoint. An endpoint is checked like a callback URL (length, scheme,
+    /// addresses) in every mode, so a malformed one is refused, not quietly dropped; poll mode
+    /// pings no one and keeps none.
+    @discardableResult
+    public func register(_ given: CIBAClient, actor: String) throws -> CIBAClient {
+        if given.mode == .ping, given.notificationEndpoint == nil {
+            throw StepUpError.invalid("backchannel_client_notification_endpoint", "is required in ping mode")
         }
+        if let endpoint = given.notificationEndpoint { try notifications.callbacks.validate(endpoint) }
+        var client = given
+        if client.mode == .poll { client.notificationEndpoint = nil }
         try notifications.store.atomically {
             try store.saveCIBAClient(client, at: clock.now())
             try notifications.audit.record(.cibaClientRegistered, userID: nil, details: [
                 AuditActor.detail: actor, "client_id": client.clientID, "mode": client.mode.rawValue,
             ])
         }
+        return client
     }
 
     public func client(id: String) throws -> CIBAClient {

@@ -166,8 +166,10 @@ extension NotificationService {
         }
         // A key the password alone bound proves the password, not a bound device.
         guard device.boundBy.isConfirmed else { throw IdentityError.deviceNotConfirmed }
-        // Approving another device waits for the end of this one's probation.
-        if context.notification.apiKeyID == DeviceApprovalService.approvalSender, let until = device.probationUntil, until > clock.now() {
+        // Approving another device, or answering a binding notice (unbinding, or acknowledging
+        // it away), waits for the end of this one's probation.
+        if [DeviceApprovalService.approvalSender, DeviceApprovalService.noticeSender].contains(context.notification.apiKeyID),
+           let until = device.probationUntil, until > clock.now() {
             throw IdentityError.deviceOnProbation(until: until)
         }
         guard let signature else {
@@ -214,6 +216,10 @@ extension NotificationService {
         guard let idv else { throw StepUpError.biometricsUnavailable }
         let notification = context.notification
         let userID = notification.userID
+        // A device the password alone bound must not spend the user's face attempts.
+        guard let device = try store.device(id: context.deviceID), device.userID == userID, device.boundBy.isConfirmed else {
+            throw IdentityError.deviceNotConfirmed
+        }
         guard let transactionID else {
             let transaction = try idv.initiate(userID: userID, workflow: .notificationStepUp, reason: notification.subject, consent: nil)
             if let result = transaction.result {

@@ -9,8 +9,12 @@ import Foundation
 enum IDVRoutes {
     static func register(on routes: inout EndpointRouter, _ groups: AccessGroups, identity: IdentityService, idv: IDVService?,
                          approvals: DeviceApprovalService? = nil) {
+        // A server run without biometrics (--idv=false) answers as a switched-off feature does:
+        // the client's answer, logged as a request like any other, not an error of the server's.
         @Sendable func service() throws -> IDVService {
-            guard let idv else { throw IDVUnavailable() }
+            guard let idv else {
+                throw HTTPError(status: 503, code: "idv_unavailable", message: "Server biometrics are not enabled on this server.")
+            }
             return idv
         }
         routes.on(Endpoints.templateStatus, groups.session) { context, _ in
@@ -44,7 +48,8 @@ enum IDVRoutes {
             }
             let transaction = try idv.initiate(userID: context.caller.userID, workflow: workflow, reason: body.reason,
                                                consent: body.consent.map { BiometricConsent(accepted: $0.accepted, version: $0.version) },
-                                               relyingPartyNonce: body.rpNonce, sessionID: context.caller.id)
+                                               relyingPartyNonce: body.rpNonce, sessionID: context.caller.id,
+                                               deviceID: context.caller.deviceID)
             return IDVWireMapping.transaction(transaction, detail: idv.policy.resultDetailToApp)
         }
         routes.on(Endpoints.confirmIDV, groups.session) { context, _ in
@@ -94,5 +99,3 @@ enum IDVRoutes {
     }
 }
 
-/// The server runs without the face engine (models not installed).
-struct IDVUnavailable: Error {}

@@ -46,10 +46,9 @@ enum OpenIDRoutes {
             guard let mode = CIBAClient.Mode(rawValue: body.backchannelTokenDeliveryMode) else {
                 throw StepUpError.invalid("backchannel_token_delivery_mode", "must be poll or ping")
             }
-            // Poll mode pings no one: an endpoint given with it is not kept.
-            let client = CIBAClient(clientID: context.caller.id, mode: mode,
-                                    notificationEndpoint: mode == .ping ? body.backchannelClientNotificationEndpoint : nil)
-            try ciba().register(client, actor: context.caller.id)
+            let client = try ciba().register(CIBAClient(clientID: context.caller.id, mode: mode,
+                                                        notificationEndpoint: body.backchannelClientNotificationEndpoint),
+                                             actor: context.caller.id)
             return CIBAClientRegistration(clientID: client.clientID, backchannelTokenDeliveryMode: mode.rawValue,
                                           backchannelClientNotificationEndpoint: client.notificationEndpoint)
         }
