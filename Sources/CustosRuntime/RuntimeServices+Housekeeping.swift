@@ -14,6 +14,8 @@ extension RuntimeServices {
             .counters(store, prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
             .counters(store, prefix: IdentityService.activationCounterPrefix, maximumAge: configuration.identity.activationCodeLifetime),
             .counters(store, prefix: IdentityService.passwordRegistrationCounterPrefix, maximumAge: configuration.identity.lockoutCap),
+            .counters(store, prefix: IdentityService.unconfirmedFaceTriesPrefix, maximumAge: configuration.identity.lockoutCap),
+            .counters(store, prefix: IdentityService.templateRefusalsPrefix, maximumAge: configuration.identity.sessionLifetime),
             .init("expired_sessions_purged") { [identity] _ in try identity.purgeExpiredSessions() },
             .init("expired_notifications_closed") { [notifications] _ in try notifications.expireOverdue() },
             .init("old_notifications_purged") { [notifications] _ in try notifications.purgeOld() },

@@ -61,4 +61,30 @@ import Testing
         #expect(try store.purgeCounters(prefix: "activation:ghost", updatedBefore: now) == 0, "the stale count was swept")
         #expect(try store.value("activation:pending-user") == 1 && store.value("attempts:alice") == 1)
     }
+
+    /// The counts of refused template changes go once their session's lifetime has passed, and
+    /// the tries of devices bound by the password alone a day after the last one: neither is
+    /// kept for ever.
+    @Test func sweepDeletesTemplateRefusalsAndUnconfirmedFaceTries() throws {
+        let store = try LiveServer.store(.sqlite)
+        defer { store.close() }
+        let clock = TestClock()
+        let policy = IdentityPolicy()
+        let housekeeping = Housekeeping(sweeps: [
+            .counters(store, prefix: IdentityService.templateRefusalsPrefix, maximumAge: policy.sessionLifetime),
+            .counters(store, prefix: IdentityService.unconfirmedFaceTriesPrefix, maximumAge: policy.lockoutCap),
+        ], clock: clock, logger: Logger(sink: MemoryLogSink()), interval: 3600)
+        defer { housekeeping.stop() }
+        let now = clock.now()
+        _ = try store.increment(IdentityService.templateRefusalsPrefix + "old-session:alice", limit: 5,
+                                now: now.addingTimeInterval(-policy.sessionLifetime - 1))
+        _ = try store.increment(IdentityService.templateRefusalsPrefix + "live-session:alice", limit: 5, now: now.addingTimeInterval(-60))
+        _ = try store.increment(IdentityService.unconfirmedFaceTriesPrefix + "alice", limit: 5, now: now.addingTimeInterval(-policy.lockoutCap - 1))
+        _ = try store.increment(IdentityService.unconfirmedFaceTriesPrefix + "bob", limit: 5, now: now.addingTimeInterval(-60))
+        housekeeping.sweep()
+        #expect(try store.value(IdentityService.templateRefusalsPrefix + "old-session:alice") == 0)
+        #expect(try store.value(IdentityService.templateRefusalsPrefix + "live-session:alice") == 1)
+        #expect(try store.value(IdentityService.unconfirmedFaceTriesPrefix + "alice") == 0)
+        #expect(try store.value(IdentityService.unconfirmedFaceTriesPrefix + "bob") == 1)
+    }
 }

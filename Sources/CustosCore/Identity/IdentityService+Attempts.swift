@@ -80,7 +80,11 @@ extension IdentityService {
     /// able to lock the user out). One count for all of them, so binding another device with
     /// the same phished password buys no more tries; a lock's end or an unlock refills it. It
     /// ends in `:<user id>`, so deleting the user deletes it.
-    static func unconfirmedFaceTriesKey(_ userID: String) -> String { "unconfirmed_face_tries:\(userID)" }
+    static func unconfirmedFaceTriesKey(_ userID: String) -> String { unconfirmedFaceTriesPrefix + userID }
+
+    /// The prefix of those counts; housekeeping sweeps one a day without a try (as password
+    /// registration's), so a phished password buys five tries a day at most.
+    public static let unconfirmedFaceTriesPrefix = "unconfirmed_face_tries:"
 
     /// Takes one of the device's face tries before a capture is judged; nil when none is left.
     public func takeDeviceFaceTry(deviceID: String, userID: String) throws -> Int64? {

@@ -144,6 +144,10 @@ extension IdentityService {
         try store.deleteSession(id: sessionID)
     }
 
+    /// The prefix of the per-session counts of refused template changes; housekeeping sweeps
+    /// those older than a session's lifetime (their sessions have ended).
+    public static let templateRefusalsPrefix = "template_refusals:"
+
     /// How many template changes without proof one session may ask for: the next ends it.
     public static let refusedTemplateChangesPerSession: Int64 = 5
 
@@ -151,7 +155,7 @@ extension IdentityService {
     /// asked (`template_refusals:<session>:<user>`); once `refusedTemplateChangesPerSession` are
     /// counted the session ends: a stolen session cannot keep probing for a moment to change it.
     public func countRefusedTemplateChange(sessionID: String, userID: String) throws {
-        let key = "template_refusals:\(sessionID):\(userID)"
+        let key = Self.templateRefusalsPrefix + "\(sessionID):\(userID)"
         let counted = try store.increment(key, limit: Self.refusedTemplateChangesPerSession, now: clock.now())
         if counted == nil || counted == Self.refusedTemplateChangesPerSession {
             try store.deleteSession(id: sessionID)
