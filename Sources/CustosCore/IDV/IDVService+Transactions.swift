@@ -170,18 +170,12 @@ extension IDVService {
                let starter = try store.peek(purpose: Purpose.unconfirmedStarter, digest: digester.digest("starter:" + transaction.id), now: now),
                starter.subject == transaction.userID {
                 // Started by a device the password alone bound: its kind's tries, never the user's.
-                let deviceID = String(decoding: starter.payload, as: UTF8.self)
-                if let used = try identity.takeDeviceFaceTry(deviceID: deviceID, userID: transaction.userID) {
-                    attemptUsed = true
-                    result.attempts = 1
-                    result.attemptsLeft = Int(max(0, identity.policy.maximumAttempts - used))
-                    if result.attemptsLeft == 0 {
-                        result.status = .attemptsExhausted
-                        try identity.revokeDevice(userID: transaction.userID, deviceID: deviceID, actor: AuditActor.policy)
-                    }
-                } else {
-                    result.attemptsLeft = 0
-                }
+                let used = try identity.takeUnconfirmedFaceTry(userID: transaction.userID)
+                attemptUsed = used != nil
+                result.attempts = attemptUsed ? 1 : 0
+                result.attemptsLeft = try identity.concludeUnconfirmedFaceTry(deviceID: String(decoding: starter.payload, as: UTF8.self),
+                                                                              userID: transaction.userID, used: used)
+                if attemptUsed && result.attemptsLeft == 0 { result.status = .attemptsExhausted }
             } else if expected == .challenged && transaction.workflow.takesSelfie {
                 // Inside the transaction there is no waiting for attempts that verdicts in flight
                 // hold: with none free the cancel uses none, and answers 153 only to a locked user.

@@ -121,21 +121,21 @@ extension IDVService {
     private func takeAttempt(_ holder: BiometricAttemptHolder, userID: String) throws -> Int64? {
         switch holder {
         case .user: try identity.awaitAttempt(userID: userID, factor: .biometric)
-        case .unconfirmedDevice(let deviceID): try identity.takeDeviceFaceTry(deviceID: deviceID, userID: userID)
+        case .unconfirmedDevice: try identity.takeUnconfirmedFaceTry(userID: userID)
         }
     }
 
     private func giveBackAttempt(_ holder: BiometricAttemptHolder, userID: String) throws {
         switch holder {
         case .user: try identity.giveBackAttempt(userID: userID, factor: .biometric)
-        case .unconfirmedDevice(let deviceID): try identity.giveBackDeviceFaceTry(deviceID: deviceID, userID: userID)
+        case .unconfirmedDevice: try identity.giveBackUnconfirmedFaceTry(userID: userID)
         }
     }
 
     private func attemptsLeft(_ holder: BiometricAttemptHolder, userID: String) throws -> Int {
         switch holder {
         case .user: try identity.attemptsLeft(userID: userID, factor: .biometric)
-        case .unconfirmedDevice(let deviceID): try identity.deviceFaceTriesLeft(deviceID: deviceID, userID: userID)
+        case .unconfirmedDevice: try identity.unconfirmedFaceTriesLeft(userID: userID)
         }
     }
 
@@ -144,13 +144,10 @@ extension IDVService {
     private func failure(userID: String, used: Int64?, holder: BiometricAttemptHolder, _ result: IDVResult) throws -> IDVResult {
         var result = result
         if case .unconfirmedDevice(let deviceID) = holder {
-            // The device's own tries: the last one unbinds the device, and the user stays unlocked.
+            // Such devices' own tries: the last one unbinds the device, and the user stays unlocked.
             result.attempts = used == nil ? 0 : 1
-            result.attemptsLeft = used.map { Int(max(0, identity.policy.maximumAttempts - $0)) } ?? 0
-            if result.attemptsLeft == 0 {
-                result.status = .attemptsExhausted
-                try identity.revokeDevice(userID: userID, deviceID: deviceID, actor: AuditActor.policy)
-            }
+            result.attemptsLeft = try identity.concludeUnconfirmedFaceTry(deviceID: deviceID, userID: userID, used: used)
+            if result.attemptsLeft == 0 { result.status = .attemptsExhausted }
             return result
         }
         let outcome = try identity.concludeFailedAttempt(userID: userID, used: used, factor: .biometric)

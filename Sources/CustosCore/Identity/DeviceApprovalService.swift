@@ -177,7 +177,14 @@ public final class DeviceApprovalService: Sendable {
     }
 
     /// The action of a binding notice that unbinds the device it tells of.
-    public static func unbindAction(_ deviceID: String) -> String { "unbind." + deviceID }
+    public static func unbindAction(_ deviceID: String) -> String { unbindPrefix + deviceID }
+
+    /// The device a binding notice's action unbinds; nil for any other action.
+    public static func unboundDevice(byAction action: String) -> String? {
+        action.hasPrefix(unbindPrefix) ? String(action.dropFirst(unbindPrefix.count)) : nil
+    }
+
+    private static let unbindPrefix = "unbind."
 
     /// Tells the user's devices that `device` was bound or confirmed: by which proof, from
     /// which address, and until when it is on probation. The notice has two actions, both

@@ -31,7 +31,7 @@ extension DeviceBinding {
         switch self {
         case .activation, .deviceApproval, .unrecorded: "everything a bound device may: answers at level 3 (acr 3, `swk`)"
         case .registrationCode, .faceMatch: "answers at level 3; on probation: no password change, no unbinding or approving devices, no ending other sessions, no face template change, no passkey"
-        case .password: "signs in at acr 1 (`pwd`) only, and nothing on the probation list; its failed face tries are its own (the last unbinds it), never the user's"
+        case .password: "signs in at acr 1 (`pwd`) only, and nothing on the probation list; its face tries come from one count shared by the user's such devices (the last unbinds it), never the user's attempts"
         case .passkey: "signs in at acr 3 (`swk`) and answers level-1 step-ups with the browser's verification"
         }
     }

@@ -170,13 +170,7 @@ extension IdentityService {
     /// and the relying parties are told.
     func unbindPasswordBoundDevices(_ userID: String, reason: String, actor: String, now: Date) throws {
         for device in try store.devices(userID: userID) where device.boundBy == .password && !device.isRevoked {
-            guard try store.revokeDevice(id: device.id, at: now) else { continue }
-            try store.revokeGrants(userID: userID, deviceID: device.id, at: now)
-            for session in try store.sessions(userID: userID) where session.deviceID == device.id { _ = try store.deleteSession(id: session.id) }
-            try audit?.record(.deviceRevoked, userID: userID, details: [AuditActor.detail: actor, "device_id": device.id, "reason": reason])
-            try signals?.emit(.sessionRevoked(userID, reason: reason, initiatingEntity: "policy", deviceID: device.id), now: now)
-            try signals?.emit(.credentialChange(userID, credentialType: "app", changeType: "revoke", initiatingEntity: "policy",
-                                                extra: ["device_id": device.id, "friendly_name": device.name]), now: now)
+            try revoke(device, actor: actor, reason: reason, now: now)
         }
     }
 
@@ -196,17 +190,26 @@ extension IdentityService {
         return try store.devices(userID: userID)
     }
 
-    /// Revokes a device; its sessions and the OIDC grants it made end at once.
-    public func revokeDevice(userID: String, deviceID: String, actor: String) throws {
+    /// Revokes a device; its sessions and the OIDC grants it made end at once. `reason`, when
+    /// given, is audited and sent to the relying parties.
+    public func revokeDevice(userID: String, deviceID: String, actor: String, reason: String? = nil) throws {
         try InputRules.checkToken(deviceID, field: "device_id")
         guard let device = try store.device(id: deviceID), device.userID == userID else { throw IdentityError.deviceNotFound }
-        let now = clock.now()
+        try revoke(device, actor: actor, reason: reason, now: clock.now())
+    }
+
+    /// `revokeDevice` for a device already read (inside or outside the caller's transaction).
+    private func revoke(_ device: Device, actor: String, reason: String?, now: Date) throws {
+        let (userID, deviceID) = (device.userID, device.id)
         try store.atomically {
             guard try store.revokeDevice(id: deviceID, at: now) else { return }
             try store.revokeGrants(userID: userID, deviceID: deviceID, at: now)
-            try audit?.record(.deviceRevoked, userID: userID, details: [AuditActor.detail: actor, "device_id": deviceID])
+            var details = [AuditActor.detail: actor, "device_id": deviceID]
+            details["reason"] = reason
+            try audit?.record(.deviceRevoked, userID: userID, details: details)
             let entity = actor.hasPrefix("session:") || actor.hasPrefix("device:") ? "user" : actor == AuditActor.policy ? "policy" : "admin"
-            try signals?.emit(.sessionRevoked(userID, reason: "a device was unbound", initiatingEntity: entity, deviceID: deviceID), now: now)
+            try signals?.emit(.sessionRevoked(userID, reason: reason ?? "a device was unbound", initiatingEntity: entity, deviceID: deviceID),
+                              now: now)
             try signals?.emit(.credentialChange(userID, credentialType: "app", changeType: "revoke", initiatingEntity: entity,
                                                 extra: ["device_id": deviceID, "friendly_name": device.name]), now: now)
         }

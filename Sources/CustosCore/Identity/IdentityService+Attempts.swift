@@ -86,17 +86,27 @@ extension IdentityService {
     /// registration's), so a phished password buys five tries a day at most.
     public static let unconfirmedFaceTriesPrefix = "unconfirmed_face_tries:"
 
-    /// Takes one of the device's face tries before a capture is judged; nil when none is left.
-    public func takeDeviceFaceTry(deviceID: String, userID: String) throws -> Int64? {
+    /// Takes one of those tries before a capture is judged (or a challenge is abandoned); nil
+    /// when none is left.
+    public func takeUnconfirmedFaceTry(userID: String) throws -> Int64? {
         try store.increment(Self.unconfirmedFaceTriesKey(userID), limit: policy.maximumAttempts, now: clock.now())
     }
 
-    public func giveBackDeviceFaceTry(deviceID: String, userID: String) throws {
+    public func giveBackUnconfirmedFaceTry(userID: String) throws {
         try store.decrement(Self.unconfirmedFaceTriesKey(userID))
     }
 
-    public func deviceFaceTriesLeft(deviceID: String, userID: String) throws -> Int {
+    public func unconfirmedFaceTriesLeft(userID: String) throws -> Int {
         Int(max(0, policy.maximumAttempts - (try store.value(Self.unconfirmedFaceTriesKey(userID)))))
+    }
+
+    /// A try of `deviceID` (bound by the password alone) failed or was abandoned (`used`: what
+    /// `takeUnconfirmedFaceTry` returned; nil, none was left): the tries left; the last one
+    /// unbinds the device. The user is never locked by it.
+    public func concludeUnconfirmedFaceTry(deviceID: String, userID: String, used: Int64?) throws -> Int {
+        let left = used.map { Int(max(0, policy.maximumAttempts - $0)) } ?? 0
+        if left == 0 { try revokeDevice(userID: userID, deviceID: deviceID, actor: AuditActor.policy, reason: "its face tries ran out") }
+        return left
     }
 
     /// Whose attempts a capture sent from `deviceID`'s session for `workflow` spends. A device

@@ -260,9 +260,9 @@ extension IdentityService {
     }
 
     /// The audit details that name a device's probation: when it starts and ends.
-    private func probation(_ device: Device) -> [String: String] {
+    private func probation(_ device: Device, from now: Date) -> [String: String] {
         guard let until = device.probationUntil else { return [:] }
-        return ["probation_from": Self.auditTime(clock.now()), "probation_until": Self.auditTime(until)]
+        return ["probation_from": Self.auditTime(now), "probation_until": Self.auditTime(until)]
     }
 
     /// Adds `device` with its audit event (inside the caller's transaction); a key already
@@ -280,7 +280,7 @@ extension IdentityService {
             }
             try audit?.record(.deviceConfirmed, userID: device.userID, details: [
                 "device_id": existing.id, "proof": device.boundBy.rawValue, "client": device.boundFrom ?? "-",
-            ].merging(probation(device)) { first, _ in first }.merging(extra) { first, _ in first })
+            ].merging(probation(device, from: now)) { first, _ in first }.merging(extra) { first, _ in first })
             var confirmed = existing
             confirmed.boundBy = device.boundBy
             confirmed.probationUntil = device.probationUntil
@@ -288,7 +288,7 @@ extension IdentityService {
         }
         try audit?.record(.deviceRegistered, userID: device.userID, details: [
             "device_id": device.id, "proof": device.boundBy.rawValue, "client": device.boundFrom ?? "-",
-        ].merging(probation(device)) { first, _ in first }.merging(extra) { first, _ in first })
+        ].merging(probation(device, from: now)) { first, _ in first }.merging(extra) { first, _ in first })
         try signalBinding(device, now: now)
         return device
     }

@@ -132,7 +132,7 @@ extension IdentityService {
         guard let device = try store.device(id: session.deviceID), device.boundBy.isConfirmed else {
             throw IdentityError.deviceNotConfirmed
         }
-        if let until = device.probationUntil, until > clock.now() { throw IdentityError.deviceOnProbation(until: until) }
+        if device.isOnProbation(at: clock.now()), let until = device.probationUntil { throw IdentityError.deviceOnProbation(until: until) }
     }
 
     /// Ends one of the user's sessions. From a session (`by`), a device the password alone

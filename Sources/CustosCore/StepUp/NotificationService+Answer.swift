@@ -169,7 +169,7 @@ extension NotificationService {
         // Approving another device, or answering a binding notice (unbinding, or acknowledging
         // it away), waits for the end of this one's probation.
         if [DeviceApprovalService.approvalSender, DeviceApprovalService.noticeSender].contains(context.notification.apiKeyID),
-           let until = device.probationUntil, until > clock.now() {
+           device.isOnProbation(at: clock.now()), let until = device.probationUntil {
             throw IdentityError.deviceOnProbation(until: until)
         }
         guard let signature else {
@@ -267,9 +267,9 @@ extension NotificationService {
             throw StepUpError.closed(current.status.rawValue)
         }
         // "Not me" on a binding notice, signed by another bound device: the new device goes.
-        if closed.apiKeyID == DeviceApprovalService.noticeSender, context.action.action.hasPrefix("unbind.") {
-            try identity.revokeDevice(userID: closed.userID, deviceID: String(context.action.action.dropFirst("unbind.".count)),
-                                      actor: "device:" + context.deviceID)
+        if closed.apiKeyID == DeviceApprovalService.noticeSender, let unbound = DeviceApprovalService.unboundDevice(byAction: context.action.action) {
+            try identity.revokeDevice(userID: closed.userID, deviceID: unbound, actor: "device:" + context.deviceID,
+                                      reason: "the user said a binding was not theirs")
         }
         return NotificationAnswer(status: .success, message: "Answered: \(context.action.label).", notification: closed,
                                   action: context.action.action, attemptsLeft: nil, stepUp: nil)
