@@ -6,6 +6,10 @@
 #              acknowledged write is checked after each restart, with the audit chain, SQLite's
 #              integrity and the webhook outbox (delivered; attempts >= the POSTs the receiver saw).
 #              On SQLite and on PostgreSQL.
+#   leaked-attempts
+#              ten right logins of one user judged at once, the node killed mid-judgement: the
+#              attempts they held come back by themselves once their leases expire (time to the
+#              first right login let in printed); SQLite restarted, PostgreSQL on a second node.
 #   pg-outage  PostgreSQL stopped under load: quick 503s, the process keeps running, recovery
 #              without a restart (max latency and recovery time printed).
 #   disk-full  SQLite on a small tmpfs filled up, then freed: clear errors, no crash, integrity ok.
@@ -15,7 +19,7 @@
 # exits 0 only when every check run passed (SKIP lines say what could not run). Builds nothing: it runs the release binary. Needs root for
 # the disk scenarios (they are skipped, with a message, where mounting is impossible).
 # Environment: ROUNDS (5), DURATION (20 s of load per round), FAULTS_SHORT=1 (one short round of
-# each, as make test runs it), FAULTS_SCENARIOS (kill,pg-outage,disk-full,read-only), FAULTS_STORES
+# each, as make test runs it), FAULTS_SCENARIOS (kill,leaked-attempts,pg-outage,disk-full,read-only), FAULTS_STORES
 # (sqlite,postgresql), FAULTS_OUTAGE (10 s), FAULTS_MAX_LATENCY (5 s), FAULTS_SEED, CUSTOS_BIN
 # (.build/release/custos). Without CUSTOS_TEST_DATABASE_URL the script runs itself again under
 # scripts/with-postgres.sh (FAULTS_NO_POSTGRES=1: SQLite only).

@@ -20,6 +20,8 @@ struct MemoryState {
 
     var tokens: [TokenKey: SingleUseToken] = [:]
     var counters: [String: Counter] = [:]
+    /// Counter leases: (key, expiry) in the order taken.
+    var counterLeases: [(key: String, expiresAt: Date)] = []
     var metadata: [String: String] = [:]
     var users: [String: User] = [:]
     var devices: [String: Device] = [:]

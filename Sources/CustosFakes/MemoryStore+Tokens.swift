@@ -60,7 +60,7 @@ extension MemoryStore: SingleUseTokenStore {
 
 /// Not `MemoryCounters`: these counters must roll back with a block and go with their user,
 /// so they live in the same state as every other row.
-extension MemoryStore: CounterStore {
+extension MemoryStore: CounterLeaseStore {
     /// A `limit` of 0 or less means the counter is always at its limit, as in the SQL stores.
     public func increment(_ key: String, limit: Int64, now: Date) throws -> Int64? {
         guard limit > 0 else {
@@ -90,7 +90,51 @@ extension MemoryStore: CounterStore {
     }
 
     public func reset(_ key: String) throws {
-        try write { state in state.counters[key] = nil }
+        try write { state in
+            state.counters[key] = nil
+            state.counterLeases.removeAll { $0.key == key }
+        }
+    }
+
+    public func takeLease(_ key: String, limit: Int64, now: Date, expiresAt: Date) throws -> Int64? {
+        try write { state in
+            let expired = state.counterLeases.filter { $0.key == key && $0.expiresAt <= storedDate(now) }.count
+            state.counterLeases.removeAll { $0.key == key && $0.expiresAt <= storedDate(now) }
+            if expired > 0, let value = state.counters[key]?.value { state.counters[key]?.value = max(0, value - Int64(expired)) }
+            let value = state.counters[key]?.value ?? 0
+            guard limit > 0, value < limit else { return nil }
+            state.counters[key] = MemoryState.Counter(value: value + 1, updatedAt: storedDate(now))
+            state.counterLeases.append((key, storedDate(expiresAt)))
+            return value + 1
+        }
+    }
+
+    public func endLease(_ key: String, keepingCount: Bool, now: Date) throws {
+        try write { state in
+            let first = state.counterLeases.indices.filter { state.counterLeases[$0].key == key }
+                .min { state.counterLeases[$0].expiresAt < state.counterLeases[$1].expiresAt }
+            if let first { state.counterLeases.remove(at: first) }
+            switch (first == nil, keepingCount) {
+            case (false, false):
+                if let value = state.counters[key]?.value, value > 0 { state.counters[key]?.value = value - 1 }
+            case (true, true):
+                state.counters[key] = MemoryState.Counter(value: (state.counters[key]?.value ?? 0) + 1, updatedAt: storedDate(now))
+            default:
+                break
+            }
+        }
+    }
+
+    @discardableResult
+    public func reclaimExpiredLeases(now: Date) throws -> Int {
+        try write { state in
+            let expired = state.counterLeases.filter { $0.expiresAt <= storedDate(now) }
+            state.counterLeases.removeAll { $0.expiresAt <= storedDate(now) }
+            for lease in expired {
+                if let value = state.counters[lease.key]?.value, value > 0 { state.counters[lease.key]?.value = value - 1 }
+            }
+            return expired.count
+        }
     }
 
     @discardableResult

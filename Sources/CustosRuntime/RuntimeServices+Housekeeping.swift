@@ -5,12 +5,12 @@ import CustosStore
 
 extension RuntimeServices {
     /// Starts the periodic sweeps a running server needs: spent tokens, remembered takes,
-    /// document images past retention, stale lockout counters, expired sessions and IDV
+    /// document images past retention, attempts held by tries that died, stale lockout counters, expired sessions and IDV
     /// transactions, ended rate-limit windows. Stop it before closing `store`.
     public func startHousekeeping(store: SQLStore, configuration: ServerConfiguration, rateLimiter: RateLimiter?,
                                   logger: Logger) -> Housekeeping {
         var sweeps: [Housekeeping.Sweep] = [
-            .tokens(store), .frameMemories(store), .documents(store),
+            .tokens(store), .frameMemories(store), .documents(store), .counterLeases(store),
             .counters(store, prefix: LoginThrottle.keyPrefix, maximumAge: configuration.identity.lockoutBase),
             .counters(store, prefix: IdentityService.activationCounterPrefix, maximumAge: configuration.identity.activationCodeLifetime),
             .counters(store, prefix: IdentityService.passwordRegistrationCounterPrefix, maximumAge: configuration.identity.lockoutCap),

@@ -35,6 +35,11 @@ public final class Housekeeping: @unchecked Sendable {
             Sweep("expired_documents_purged") { try store.purgeDocuments(now: $0) }
         }
 
+        /// Counts held by leases that expired (tries whose process died mid-judgement).
+        public static func counterLeases(_ store: any CounterLeaseStore) -> Sweep {
+            Sweep("expired_counter_leases_reclaimed") { try store.reclaimExpiredLeases(now: $0) }
+        }
+
         /// Counters under `prefix` whose last increment is older than `maximumAge`.
         public static func counters(_ store: any CounterStore, prefix: String, maximumAge: TimeInterval) -> Sweep {
             Sweep("stale_counters_purged") { try store.purgeCounters(prefix: prefix, updatedBefore: $0.addingTimeInterval(-maximumAge)) }

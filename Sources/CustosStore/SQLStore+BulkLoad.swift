@@ -5,7 +5,7 @@ import Foundation
 extension SQLStore {
     /// The tables that grow with users and history.
     public static let growingTables = [
-        "users", "devices", "sessions", "single_use_tokens", "counters", "audit_events", "notifications", "webhook_outbox",
+        "users", "devices", "sessions", "single_use_tokens", "counters", "counter_leases", "audit_events", "notifications", "webhook_outbox",
         "idv_transactions", "biometric_templates", "frame_memories", "idv_documents", "oidc_authorizations", "oidc_codes",
         "oidc_grants", "oidc_refresh_tokens", "oidc_client_assertions", "ciba_requests",
     ]

@@ -3,7 +3,7 @@
 
 Usage: faults.py [--binary PATH] [--short] [--rounds N] [--duration SECONDS] [--scenarios LIST] [--stores LIST] [--seed N]
 
-Scenarios (`--scenarios`, comma-separated; default kill,pg-outage,disk-full,read-only):
+Scenarios (`--scenarios`, comma-separated; default kill,leaked-attempts,pg-outage,disk-full,read-only):
 
   kill       Concurrent clients write (users created with an rp key, activations, device logins,
              logouts, notifications sent with a callback and answered at levels 0, 1 and 3, OpenID
@@ -20,6 +20,12 @@ Scenarios (`--scenarios`, comma-separated; default kill,pg-outage,disk-full,read
              activation codes must still work, every device must log in and every refresh token
              must refresh. On SQLite, and on PostgreSQL where CUSTOS_TEST_DATABASE_URL is set
              (`--stores`).
+  leaked-attempts
+             Ten right logins of one user judged at once (a slow password hash) and the node killed
+             with SIGKILL while they hold the user's attempts: the attempts are leases (5 s here,
+             --attempt-lease-seconds) and must come back by themselves, the right password let in
+             and never answered 153. On SQLite the node is restarted on the same data; on
+             PostgreSQL a second node keeps running and must let the user in without any restart.
   pg-outage  PostgreSQL stopped under load ($CUSTOS_TEST_PG_CTL stop, then start): requests answer
              503 `database_unavailable` within --max-latency seconds, the process keeps running,
              and after PostgreSQL returns the same process serves again (recovery time printed).
@@ -58,6 +64,7 @@ import signal
 import sys
 import time
 
+from faults_lib.attempts import leaked_attempts_scenario
 from faults_lib.disk import disk_full_scenario, read_only_scenario
 from faults_lib.kill import kill_scenario
 from faults_lib.mounts import Mounts
@@ -87,12 +94,14 @@ def main(arguments) -> int:
     log(f"faults: {'short' if options.short else 'long'} run, seed {options.seed}, {options.binary}; scenarios {','.join(options.scenarios)}")
     started = time.monotonic()
     try:
-        if "kill" in options.scenarios:
+        for scenario, run in (("kill", kill_scenario), ("leaked-attempts", leaked_attempts_scenario)):
+            if scenario not in options.scenarios:
+                continue
             for store in options.stores:
                 if store == "postgresql" and not postgres.available:
-                    report.skip(f"kill/{store}", "CUSTOS_TEST_DATABASE_URL is not set (run under scripts/with-postgres.sh)")
+                    report.skip(f"{scenario}/{store}", "CUSTOS_TEST_DATABASE_URL is not set (run under scripts/with-postgres.sh)")
                     continue
-                kill_scenario(options, report, store, postgres if store == "postgresql" else None)
+                run(options, report, store, postgres if store == "postgresql" else None)
         for scenario in ("pg-outage", "pg-freeze"):
             if scenario not in options.scenarios:
                 continue

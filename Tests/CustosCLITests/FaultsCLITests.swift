@@ -37,6 +37,18 @@ struct FaultsCLITests {
         }
     }
 
+    /// A node killed while it judges ten right passwords of one user leaves the attempts they
+    /// took held: they are leases, and come back by themselves (on the node restarted on SQLite,
+    /// on the other node that kept running on PostgreSQL).
+    @Test(.timeLimit(.minutes(5)))
+    func attemptsHeldByAKilledNodeComeBackByThemselves() throws {
+        let output = try Self.runShort("leaked-attempts")
+        #expect(output.contains("PASS leaked-attempts/sqlite: the held attempts come back by themselves"), "\(output)")
+        if TestEnvironment.postgresURL != nil || TestEnvironment.postgresRequired {
+            #expect(output.contains("PASS leaked-attempts/postgresql: the held attempts come back by themselves"), "\(output)")
+        }
+    }
+
     /// Needs mounts (root): where this environment cannot mount, faults.py says so and skips.
     @Test(.timeLimit(.minutes(5)))
     func aFullOrReadOnlyDiskAnswersClearErrorsAndCorruptsNothing() throws {

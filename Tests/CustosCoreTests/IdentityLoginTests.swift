@@ -71,6 +71,46 @@ import Testing
         #expect(try harness.identity.user(id: "alice").lockedUntil == nil)
     }
 
+    /// Tries whose process died while their passwords were judged took every attempt and never
+    /// concluded: the right password waits for them (429 `attempts_in_flight`) only until their
+    /// leases expire, then is let in with every attempt back, on any node; a failure counts as
+    /// before, and the dead tries' leases never lock the user.
+    @Test func attemptsHeldByTriesThatDiedComeBackAtTheirLeasesEnd() throws {
+        let harness = try ServiceHarness { $0.maximumAttempts = 3; $0.attemptLease = 120; $0.attemptWait = 0.05 }
+        let (device, _, _) = try harness.activeUser()
+        for _ in 0..<3 { #expect(try harness.identity.takeAttempt(userID: "alice", factor: .credentials) != nil) }
+        #expect(throws: IdentityError.attemptsInFlight) { try harness.login(device: device) }
+        harness.clock.advance(by: 119)
+        #expect(throws: IdentityError.attemptsInFlight) { try harness.login(device: device) }
+        harness.clock.advance(by: 1)
+        let after = try harness.login(device: device)
+        #expect(after.status == .success)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .credentials) == 3)
+
+        // One dead try and two wrong passwords: the wrong ones count, the dead one comes back.
+        #expect(try harness.identity.takeAttempt(userID: "alice", factor: .credentials) != nil)
+        #expect(try harness.login(device: device, password: "wrong password 1").attemptsLeft == 1)
+        let locked = try harness.login(device: device, password: "wrong password 2")
+        #expect(locked.status == .attemptsExhausted)
+        harness.clock.advance(by: 300)
+        #expect(try harness.login(device: device).status == .success)
+        #expect(try harness.store.reclaimExpiredLeases(now: harness.clock.now()) == 0)
+    }
+
+    /// A failure whose lease expired while it was judged (a judgement slower than the lease) is
+    /// still counted: no free try.
+    @Test func aFailureJudgedPastItsLeaseStillCounts() throws {
+        let harness = try ServiceHarness { $0.maximumAttempts = 3; $0.attemptLease = 10 }
+        try harness.activeUser()
+        let used = try harness.identity.takeAttempt(userID: "alice", factor: .credentials)
+        harness.clock.advance(by: 11)
+        #expect(try harness.store.reclaimExpiredLeases(now: harness.clock.now()) == 1)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .credentials) == 3)
+        let outcome = try harness.identity.concludeFailedAttempt(userID: "alice", used: used, factor: .credentials)
+        #expect(outcome.status == .credentialsRejected)
+        #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .credentials) == 2)
+    }
+
     /// Each lock lasts twice the one before, up to the cap; unlocking keeps the history.
     @Test func locksDoubleUpToTheCap() throws {
         let harness = try ServiceHarness { $0.maximumAttempts = 1; $0.lockoutBase = 300; $0.lockoutCap = 1000 }

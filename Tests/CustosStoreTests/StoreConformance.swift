@@ -19,6 +19,8 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     case emptyStringsAreOrdinaryValues
     case incrementToLimit
     case counterValueAndReset
+    case counterLeases
+    case concurrentLeases
     case ping
     case closeThenUnavailable
     case migrationsIdempotent
@@ -111,6 +113,8 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         case .emptyStringsAreOrdinaryValues: try withAnyStore(kind, Self.emptyStrings)
         case .incrementToLimit: try withAnyStore(kind, Self.incrementToLimit)
         case .counterValueAndReset: try withAnyStore(kind, Self.counterValueAndReset)
+        case .counterLeases: try withAnyStore(kind, Self.counterLeases)
+        case .concurrentLeases: try withNodes(kind, Self.concurrentLeases)
         case .ping: try withAnyStore(kind) { store, _ in try store.ping() }
         case .closeThenUnavailable: try withAnyStore(kind, Self.closeThenUnavailable)
         case .migrationsIdempotent: try withStore(kind, Self.migrationsIdempotent)
@@ -328,6 +332,56 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         try store.decrement("never")
         #expect(try store.value("b") == 0)
         #expect(try store.value("never") == 0)
+    }
+
+    /// Leases: counts that tries being judged hold, which come back by themselves once expired.
+    static func counterLeases(_ store: any ConformingStore, _: any StoreNodes) throws {
+        let until = testNow.addingTimeInterval(10)
+        #expect(try (0..<4).map { _ in try store.takeLease("attempts:lee", limit: 3, now: testNow, expiresAt: until) } == [1, 2, 3, nil])
+        // A try not judged gives its count back; a failed one keeps it.
+        try store.endLease("attempts:lee", keepingCount: false, now: testNow)
+        #expect(try store.value("attempts:lee") == 2)
+        try store.endLease("attempts:lee", keepingCount: true, now: testNow)
+        #expect(try store.value("attempts:lee") == 2)
+        // The last lease belongs to a try whose process died: at its expiry its count comes back
+        // before the next take.
+        #expect(try store.takeLease("attempts:lee", limit: 3, now: testNow.addingTimeInterval(9), expiresAt: until) == 3)
+        #expect(try store.takeLease("attempts:lee", limit: 3, now: testNow.addingTimeInterval(10), expiresAt: until.addingTimeInterval(10)) == 2)
+        #expect(try store.value("attempts:lee") == 2)
+        // A failure whose lease was reclaimed meanwhile still counts; a give-back of one does not give twice.
+        #expect(try store.reclaimExpiredLeases(now: until.addingTimeInterval(10)) == 1)
+        #expect(try store.value("attempts:lee") == 1)
+        try store.endLease("attempts:lee", keepingCount: true, now: testNow)
+        #expect(try store.value("attempts:lee") == 2)
+        try store.endLease("attempts:lee", keepingCount: false, now: testNow)
+        #expect(try store.value("attempts:lee") == 2)
+        // A reset ends the leases without giving their counts back (the count is 0 already).
+        #expect(try store.takeLease("attempts:lee", limit: 3, now: testNow, expiresAt: until) == 3)
+        try store.reset("attempts:lee")
+        #expect(try store.reclaimExpiredLeases(now: until) == 0)
+        try store.endLease("attempts:lee", keepingCount: false, now: testNow)
+        #expect(try store.value("attempts:lee") == 0)
+        // The sweep gives back each counter what its expired leases held, and no more.
+        for key in ["a", "a", "b"] { _ = try store.takeLease(key, limit: 5, now: testNow, expiresAt: testNow.addingTimeInterval(5)) }
+        _ = try store.takeLease("a", limit: 5, now: testNow, expiresAt: testNow.addingTimeInterval(50))
+        #expect(try store.reclaimExpiredLeases(now: testNow.addingTimeInterval(4)) == 0)
+        #expect(try store.reclaimExpiredLeases(now: testNow.addingTimeInterval(5)) == 3)
+        #expect(try [store.value("a"), store.value("b")] == [1, 0])
+        #expect(try store.takeLease("zero", limit: 0, now: testNow, expiresAt: until) == nil)
+    }
+
+    /// Ten tries at once on two nodes take exactly the limit; ending their leases at once leaves
+    /// exactly the failures counted and no lease behind.
+    static func concurrentLeases(_ harness: any StoreNodes) throws {
+        let nodes = [try harness.node(), try harness.node()]
+        defer { nodes.forEach { $0.close() } }
+        let until = testNow.addingTimeInterval(60)
+        let taken = runConcurrently(10) { i in try nodes[i % 2].takeLease("attempts:con", limit: 5, now: testNow, expiresAt: until) }
+        #expect(taken.compactMap { try? $0.get() }.compactMap { $0 }.sorted() == [1, 2, 3, 4, 5])
+        let ended = runConcurrently(5) { i in try nodes[i % 2].endLease("attempts:con", keepingCount: i < 2, now: testNow) }
+        #expect(ended.allSatisfy { (try? $0.get()) != nil })
+        #expect(try nodes[1].value("attempts:con") == 2)
+        #expect(try nodes[0].reclaimExpiredLeases(now: until) == 0)
     }
 
     // MARK: Lifecycle and migrations

@@ -20,16 +20,20 @@ public enum AttemptFactor: String, Sendable, CaseIterable {
 }
 
 /// One failed-attempt counter per user and factor. Counts change atomically in the database;
-/// whichever counter runs out locks the user.
+/// whichever counter runs out locks the user. An attempt taken for a try being judged is a lease
+/// (`lease` long): a process that dies before it concludes the try does not keep it, so what a
+/// crash held comes back by itself, on every node.
 public struct AttemptCounter: Sendable {
-    let counters: any CounterStore
+    let counters: any CounterLeaseStore
     public let maximum: Int64
     public let factor: AttemptFactor
+    public let lease: TimeInterval
 
-    public init(counters: any CounterStore, maximum: Int64, factor: AttemptFactor) {
+    public init(counters: any CounterLeaseStore, maximum: Int64, factor: AttemptFactor, lease: TimeInterval) {
         self.counters = counters
         self.maximum = maximum
         self.factor = factor
+        self.lease = lease
     }
 
     func key(_ userID: String) -> String { factor.key(userID) }
@@ -40,9 +44,15 @@ public struct AttemptCounter: Sendable {
 
     /// Takes one attempt before a credential is judged, so that parallel requests cannot
     /// judge more than the limit: the attempts used counting this one, or nil when none was
-    /// left. A success gives it back with `reset`.
+    /// left. The try then ends its lease: a success with `reset`, a failure with
+    /// `concludeFailed`, a try not judged with `giveBack`.
     public func take(_ userID: String, now: Date) throws -> Int64? {
-        try counters.increment(key(userID), limit: maximum, now: now)
+        try counters.takeLease(key(userID), limit: maximum, now: now, expiresAt: now.addingTimeInterval(lease))
+    }
+
+    /// The try an attempt was taken for failed: the attempt stays used, its lease ends.
+    public func concludeFailed(_ userID: String, now: Date) throws {
+        try counters.endLease(key(userID), keepingCount: true, now: now)
     }
 
     /// The attempts left once `used` are used.
@@ -51,7 +61,12 @@ public struct AttemptCounter: Sendable {
     }
 
     /// Returns one attempt taken for a try that was not judged.
-    public func giveBack(_ userID: String) throws {
+    public func giveBack(_ userID: String, now: Date) throws {
+        try counters.endLease(key(userID), keepingCount: false, now: now)
+    }
+
+    /// Takes one off a count whose lease already ended (a failure whose lock could not be written).
+    func uncount(_ userID: String) throws {
         try counters.decrement(key(userID))
     }
 

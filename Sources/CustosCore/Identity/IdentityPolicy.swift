@@ -46,6 +46,11 @@ public struct IdentityPolicy: Sendable, Equatable {
     /// other tries of the same user being judged at that moment; then 429. Each of those gives
     /// its attempt back if it succeeds, so a right proof is never answered 153 for them.
     public var attemptWait: TimeInterval = 10
+    /// How long an attempt taken for a try being judged is held for it at most: longer than any
+    /// judgement takes (a password hash, a face analysis), so that a live try never loses it,
+    /// and short enough that a process that died mid-try does not keep the user waiting
+    /// (`attempts_in_flight`) or closer to a lock for long.
+    public var attemptLease: TimeInterval = 120
     /// First lock lasts this long; each further lock twice as long, up to `lockoutCap`.
     public var lockoutBase: TimeInterval = 300
     public var lockoutCap: TimeInterval = 24 * 3600

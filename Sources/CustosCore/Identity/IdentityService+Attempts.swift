@@ -60,7 +60,7 @@ extension IdentityService {
 
     /// Returns an attempt taken for a factor that was not judged after all.
     public func giveBackAttempt(userID: String, factor: AttemptFactor) throws {
-        try counter(factor).giveBack(userID)
+        try counter(factor).giveBack(userID, now: clock.now())
     }
 
     /// The factor an attempt was taken for failed (`used`: what `takeAttempt` returned); the
@@ -89,11 +89,13 @@ extension IdentityService {
     /// Takes one of those tries before a capture is judged (or a challenge is abandoned); nil
     /// when none is left.
     public func takeUnconfirmedFaceTry(userID: String) throws -> Int64? {
-        try store.increment(Self.unconfirmedFaceTriesKey(userID), limit: policy.maximumAttempts, now: clock.now())
+        let now = clock.now()
+        return try store.takeLease(Self.unconfirmedFaceTriesKey(userID), limit: policy.maximumAttempts, now: now,
+                                   expiresAt: now.addingTimeInterval(policy.attemptLease))
     }
 
     public func giveBackUnconfirmedFaceTry(userID: String) throws {
-        try store.decrement(Self.unconfirmedFaceTriesKey(userID))
+        try store.endLease(Self.unconfirmedFaceTriesKey(userID), keepingCount: false, now: clock.now())
     }
 
     public func unconfirmedFaceTriesLeft(userID: String) throws -> Int {
@@ -104,6 +106,7 @@ extension IdentityService {
     /// `takeUnconfirmedFaceTry` returned; nil, none was left): the tries left; the last one
     /// unbinds the device. The user is never locked by it.
     public func concludeUnconfirmedFaceTry(deviceID: String, userID: String, used: Int64?) throws -> Int {
+        if used != nil { try store.endLease(Self.unconfirmedFaceTriesKey(userID), keepingCount: true, now: clock.now()) }
         let left = used.map { Int(max(0, policy.maximumAttempts - $0)) } ?? 0
         if left == 0 { try revokeDevice(userID: userID, deviceID: deviceID, actor: AuditActor.policy, reason: "its face tries ran out") }
         return left

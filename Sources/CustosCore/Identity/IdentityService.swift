@@ -6,7 +6,7 @@ import Foundation
 /// Every method is synchronous and thread-safe; state lives in the store, where single-use
 /// codes, nonces and counters change atomically.
 public final class IdentityService: Sendable {
-    public typealias Storage = IdentityStore & SingleUseTokenStore & CounterStore & AtomicStore & GrantRevocationStore
+    public typealias Storage = IdentityStore & SingleUseTokenStore & CounterLeaseStore & AtomicStore & GrantRevocationStore
 
     let store: any Storage
     let hasher: any PasswordHasher
@@ -54,8 +54,8 @@ public final class IdentityService: Sendable {
         self.clock = clock
         self.policy = policy
         self.audit = audit
-        attempts = AttemptCounter(counters: store, maximum: policy.maximumAttempts, factor: .credentials)
-        biometricAttempts = AttemptCounter(counters: store, maximum: policy.maximumAttempts, factor: .biometric)
+        attempts = AttemptCounter(counters: store, maximum: policy.maximumAttempts, factor: .credentials, lease: policy.attemptLease)
+        biometricAttempts = AttemptCounter(counters: store, maximum: policy.maximumAttempts, factor: .biometric, lease: policy.attemptLease)
         throttle = LoginThrottle(counters: store, perDevice: policy.deviceProofAttempts, perClient: policy.clientProofAttempts,
                                  window: policy.lockoutBase)
         dummyPasswordHash = try hasher.hash(Self.token(random, bytes: 24))
@@ -97,6 +97,7 @@ public final class IdentityService: Sendable {
             outcome.lockedUntil = user?.lockedUntil.flatMap { $0 > now ? $0 : nil }
             return outcome
         }
+        try counter(factor).concludeFailed(userID, now: now)
         let left = counter(factor).left(afterUsing: used)
         guard left == 0 else { return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left) }
         var outcome = AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
@@ -114,7 +115,7 @@ public final class IdentityService: Sendable {
             } catch {
                 // No lock without its record; the last attempt goes back so that the next
                 // failure locks, rather than a full count that no lock will ever clear.
-                try? counter(factor).giveBack(userID)
+                try? counter(factor).uncount(userID)
                 throw error
             }
         }

@@ -74,12 +74,31 @@ public protocol CounterStore: Sendable {
     func lastIncrement(_ key: String) throws -> Date?
     /// Takes one off `key` when it is above 0 (an increment given back); otherwise nothing.
     func decrement(_ key: String) throws
-    /// Sets the counter back to 0.
+    /// Sets the counter back to 0 (and ends its leases, without giving their counts back).
     func reset(_ key: String) throws
     /// Deletes the counters whose key starts with `prefix` that last went up before `cutoff`
     /// (throttles of clients and devices that went away); returns how many.
     @discardableResult
     func purgeCounters(prefix: String, updatedBefore cutoff: Date) throws -> Int
+}
+
+/// Counters whose counts may be held as leases that expire: the attempts a try being judged
+/// holds, which a process that dies must not keep (in the database, shared by the nodes).
+public protocol CounterLeaseStore: CounterStore {
+    /// `increment`, held as a lease until `expiresAt`: a count for a try being judged. The try
+    /// ends it with `endLease`; one whose process died never does, and its count comes back by
+    /// itself once the lease has expired (at the counter's next `takeLease`, or when
+    /// `reclaimExpiredLeases` runs on any node). Expired leases of `key` are reclaimed first.
+    func takeLease(_ key: String, limit: Int64, now: Date, expiresAt: Date) throws -> Int64?
+    /// Ends one lease of `key` (the one that expires first: leases of one counter stand for each
+    /// other, and the rest then expire no sooner than the tries they stand for).
+    /// `keepingCount`: the try failed and its count stays (when its lease was reclaimed or reset
+    /// meanwhile, the count is taken again, beyond any limit: a failure is never free);
+    /// otherwise its count goes back (when a lease was still there to end).
+    func endLease(_ key: String, keepingCount: Bool, now: Date) throws
+    /// Ends every lease expired at `now`, giving each one's count back; returns how many.
+    @discardableResult
+    func reclaimExpiredLeases(now: Date) throws -> Int
 }
 
 /// Facts about the stored data itself (the id of the master key it is sealed with).
@@ -104,7 +123,7 @@ public protocol AtomicStore: Sendable {
     func atomically<T>(_ body: () throws -> T) throws -> T
 }
 
-public typealias Store = DatabaseHealth & SingleUseTokenStore & CounterStore & AtomicStore
+public typealias Store = DatabaseHealth & SingleUseTokenStore & CounterLeaseStore & AtomicStore
 
 extension StoreError: CustomStringConvertible {
     public var description: String {

@@ -39,6 +39,7 @@ extension Setting {
     public static let databasePoolSize = Setting.integer("database_pool_size", 1...256, help: "database connections (PostgreSQL) or SQLite readers (default 4)") { $0.databasePoolSize = $1 }
 
     public static let maxAttempts = Setting.integer("max_attempts", 1...100, help: "failed attempts of one factor (credentials, or biometrics) before a user is locked (default 5)") { $0.identity.maximumAttempts = Int64($1) }
+    public static let attemptLeaseSeconds = Setting.integer("attempt_lease_seconds", 5...3600, help: "longest an attempt taken for a try being judged is held: a process killed mid-try gives it back after this (default 120)") { $0.identity.attemptLease = TimeInterval($1) }
     public static let lockoutSeconds = Setting.integer("lockout_seconds", 1...86400, help: "first lockout; each further one doubles, up to a day (default 300)") { $0.identity.lockoutBase = TimeInterval($1) }
     /// `periodic` takes its days from `password_periodic_days` once every setting is read.
     public static let passwordAtLogin = Setting.choice("password_at_login", named: { (choice: PasswordAtLoginChoice) in choice.rawValue }, help: "password with the device signature: always (default), periodic, never") {
@@ -103,7 +104,7 @@ extension Setting {
     public static let all: [Setting] = [
         .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .workers, .queueLimit, .maxBodyBytes, .maxJSONBodyBytes,
         .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .requestDeadline, .trustedProxies, .rateLimitPerIP, .rateLimitPerUser, .shutdownGrace, .logLevel, .sqliteSynchronous,
-        .databasePoolSize, .maxAttempts, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
+        .databasePoolSize, .maxAttempts, .attemptLeaseSeconds, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,
         .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessPause, .livenessMinFaceWidth, .livenessMaxFrames,
         .enrollment, .reenrollmentWindow, .takeMemoryDays, .documentRetentionDays, .issuer, .idvAudience, .idvResultDetail,

@@ -277,6 +277,31 @@ enum Migrations {
             sqlite: "ALTER TABLE devices ADD COLUMN probation_until INTEGER;",
             postgres: "ALTER TABLE devices ADD COLUMN probation_until BIGINT;"
         ),
+        Migration(
+            version: 24,
+            name: "counter_leases",
+            // The counts that tries being judged hold (an attempt taken before a password or a
+            // face is judged), each until it expires: a process that dies mid-try leaves a lease
+            // whose count comes back by itself, not a count held for ever.
+            sqlite: """
+                CREATE TABLE counter_leases (
+                    id         INTEGER PRIMARY KEY,
+                    key        TEXT    NOT NULL,
+                    expires_at INTEGER NOT NULL
+                );
+                CREATE INDEX counter_leases_key ON counter_leases (key, expires_at);
+                CREATE INDEX counter_leases_expires_at ON counter_leases (expires_at);
+                """,
+            postgres: """
+                CREATE TABLE counter_leases (
+                    id         BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    key        TEXT   NOT NULL,
+                    expires_at BIGINT NOT NULL
+                );
+                CREATE INDEX counter_leases_key ON counter_leases (key, expires_at);
+                CREATE INDEX counter_leases_expires_at ON counter_leases (expires_at);
+                """
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

@@ -13,7 +13,7 @@ def options_from(arguments, description: str) -> argparse.Namespace:
     parser.add_argument("--short", action="store_true", default=short)
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--duration", type=float, default=None, help="seconds of load per kill round (the kill lands at 30-100%%)")
-    parser.add_argument("--scenarios", default=environment.get("FAULTS_SCENARIOS", "kill,pg-outage,disk-full,read-only"))
+    parser.add_argument("--scenarios", default=environment.get("FAULTS_SCENARIOS", "kill,leaked-attempts,pg-outage,disk-full,read-only"))
     parser.add_argument("--stores", default=environment.get("FAULTS_STORES", "sqlite,postgresql"))
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--seed", type=int, default=int(environment.get("FAULTS_SEED") or secrets.randbelow(10**9)))
@@ -33,7 +33,7 @@ def options_from(arguments, description: str) -> argparse.Namespace:
     options.tmpfs_size = "24m"
     options.scenarios = [s.strip() for s in options.scenarios.split(",") if s.strip()]
     options.stores = [s.strip() for s in options.stores.split(",") if s.strip()]
-    unknown = set(options.scenarios) - {"kill", "pg-outage", "pg-freeze", "disk-full", "read-only"}
+    unknown = set(options.scenarios) - {"kill", "leaked-attempts", "pg-outage", "pg-freeze", "disk-full", "read-only"}
     if unknown or set(options.stores) - {"sqlite", "postgresql"}:
         parser.error(f"unknown scenario or store: {sorted(unknown | (set(options.stores) - {'sqlite', 'postgresql'}))}")
     return options
