@@ -107,10 +107,10 @@ extension MemoryStore: WebhookOutboxStore {
         }
     }
 
-    public func claimWebhooks(owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [WebhookDelivery] {
+    public func claimWebhooks(owner: String, now: Date, leaseUntil: Date, limit: Int, maximumAttempts: Int) throws -> [WebhookDelivery] {
         let now = storedDate(now)
         return try write { state in
-            let due = state.webhooks.values.filter { $0.state == .pending && $0.nextAttemptAt <= now && ($0.leaseUntil.map { $0 <= now } ?? true) }
+            let due = state.webhooks.values.filter { Self.isDue($0, now: now) && $0.attempts < maximumAttempts }
                 .sorted { $0.nextAttemptAt < $1.nextAttemptAt }.prefix(max(0, limit))
             return due.map { delivery in
                 var leased = delivery
@@ -121,6 +121,36 @@ extension MemoryStore: WebhookOutboxStore {
                 return leased
             }
         }
+    }
+
+    public func deferWebhook(id: String, owner: String, until: Date) throws -> Bool {
+        try write { state in
+            guard var delivery = state.webhooks[id], delivery.leaseOwner == owner, delivery.state == .pending else { return false }
+            delivery.leaseOwner = nil
+            delivery.leaseUntil = nil
+            delivery.attempts -= 1
+            delivery.nextAttemptAt = storedDate(until)
+            state.webhooks[id] = delivery
+            return true
+        }
+    }
+
+    @discardableResult
+    public func failExhaustedWebhooks(now: Date, maximumAttempts: Int) throws -> Int {
+        let now = storedDate(now)
+        return try write { state in
+            let exhausted = state.webhooks.values.filter { Self.isDue($0, now: now) && $0.attempts >= maximumAttempts }.map(\.id)
+            for id in exhausted {
+                state.webhooks[id]?.state = .failed
+                state.webhooks[id]?.leaseOwner = nil
+                state.webhooks[id]?.leaseUntil = nil
+            }
+            return exhausted.count
+        }
+    }
+
+    private static func isDue(_ delivery: WebhookDelivery, now: Date) -> Bool {
+        delivery.state == .pending && delivery.nextAttemptAt <= now && (delivery.leaseUntil.map { $0 <= now } ?? true)
     }
 
     public func recordWebhookAttempt(_ delivery: WebhookDelivery, owner: String) throws -> Bool {

@@ -45,10 +45,17 @@ public final class HTTPMetrics: Sendable {
 
     private let state = Mutex(State())
     private let inFlightCount = Atomic<Int>(0)
+    /// Other parts' metrics, rendered after the HTTP ones (the webhook worker's).
+    private let included = Mutex<[@Sendable () -> String]>([])
 
     public init() {}
 
     public var inFlight: Int { inFlightCount.load(ordering: .relaxed) }
+
+    /// Adds metrics that `render` returns in the same format to every rendering.
+    public func include(_ render: @escaping @Sendable () -> String) {
+        included.withLock { $0.append(render) }
+    }
 
     func requestStarted() { inFlightCount.add(1, ordering: .relaxed) }
     func requestFinished() { inFlightCount.subtract(1, ordering: .relaxed) }
@@ -112,6 +119,7 @@ public final class HTTPMetrics: Sendable {
         out += "# HELP custos_http_requests_in_flight Requests being handled now.\n"
         out += "# TYPE custos_http_requests_in_flight gauge\n"
         out += "custos_http_requests_in_flight \(inFlight)\n"
+        for render in included.withLock({ $0 }) { out += render() }
         return out
     }
 

@@ -20,6 +20,9 @@ extension RuntimeServices {
             .init("expired_notifications_closed") { [notifications] _ in try notifications.expireOverdue() },
             .init("old_notifications_purged") { [notifications] _ in try notifications.purgeOld() },
             .init("ended_oidc_records_purged") { [oidc] _ in try oidc.purgeEnded() },
+            .init("exhausted_webhooks_failed") { [notifications] now in
+                try store.failExhaustedWebhooks(now: now, maximumAttempts: notifications.policy.webhookMaximumAttempts)
+            },
         ]
         if let rateLimiter {
             sweeps.append(.init("rate_limit_windows_purged") { _ in try rateLimiter.purgeEndedWindows() })

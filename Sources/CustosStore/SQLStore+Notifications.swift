@@ -156,19 +156,44 @@ extension SQLStore: WebhookOutboxStore {
              .optionalText(delivery.streamID), .text(delivery.contentType)])
     }
 
-    public func claimWebhooks(owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [WebhookDelivery] {
-        // The outer condition repeats the inner one: a row another node leased meanwhile is
-        // re-checked after its lock (PostgreSQL) and left alone.
-        let due = "state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)"
+    public func claimWebhooks(owner: String, now: Date, leaseUntil: Date, limit: Int, maximumAttempts: Int) throws -> [WebhookDelivery] {
+        // The rows are chosen (and, on PostgreSQL, locked) once, in a materialized CTE, then
+        // updated: a claim takes its batch and no more (`id IN (subquery … LIMIT)` is planned as
+        // a semi-join that may run the subquery again per row, and took 199 rows for a batch of
+        // 8). The outer condition repeats the inner one: a row another node leased meanwhile is
+        // re-checked after its lock (PostgreSQL) and left alone. A row at its last attempt is
+        // never claimed again (`failExhaustedWebhooks` ends it).
+        let due = "state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) AND attempts < ?"
         let skipLocked = database.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
+        let dueBinds: [SQLValue] = [.date(now), .date(now), .integer(Int64(max(0, maximumAttempts)))]
         return try database.query(
             """
+            WITH claimed AS MATERIALIZED (
+                SELECT id FROM webhook_outbox WHERE \(due) ORDER BY next_attempt_at LIMIT ?\(skipLocked)
+            )
             UPDATE webhook_outbox SET lease_owner = ?, lease_until = ?, attempts = attempts + 1
-            WHERE id IN (SELECT id FROM webhook_outbox WHERE \(due) ORDER BY next_attempt_at LIMIT ?\(skipLocked)) AND \(due)
+            WHERE id IN (SELECT id FROM claimed) AND \(due)
             RETURNING \(Self.webhookColumns)
             """,
-            [.text(owner), .date(leaseUntil), .date(now), .date(now), .integer(Int64(max(0, limit))), .date(now), .date(now)]
+            dueBinds + [.integer(Int64(max(0, limit))), .text(owner), .date(leaseUntil)] + dueBinds
         ).map(Self.delivery)
+    }
+
+    public func deferWebhook(id: String, owner: String, until: Date) throws -> Bool {
+        try database.execute(
+            """
+            UPDATE webhook_outbox SET lease_owner = NULL, lease_until = NULL, attempts = attempts - 1, next_attempt_at = ?
+            WHERE id = ? AND lease_owner = ? AND state = 'pending'
+            """, [.date(until), .text(id), .text(owner)]) == 1
+    }
+
+    @discardableResult
+    public func failExhaustedWebhooks(now: Date, maximumAttempts: Int) throws -> Int {
+        try database.execute(
+            """
+            UPDATE webhook_outbox SET state = 'failed', lease_owner = NULL, lease_until = NULL
+            WHERE state = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?) AND attempts >= ?
+            """, [.date(now), .date(now), .integer(Int64(max(0, maximumAttempts)))])
     }
 
     public func recordWebhookAttempt(_ delivery: WebhookDelivery, owner: String) throws -> Bool {

@@ -148,9 +148,40 @@ extension ConformanceCheck {
         }
         let failures = results.filter { if case .failure = $0 { return true } else { return false } }
         #expect(failures.isEmpty, "errors: \(failures)")
-        let claimed = results.compactMap { try? $0.get() }.flatMap { $0 }.map(\.id)
+        let batches = results.compactMap { try? $0.get() }
+        #expect(batches.allSatisfy { $0.count <= 4 }, "a claim took more than its batch: \(batches.map(\.count))")
+        let claimed = batches.flatMap { $0 }.map(\.id)
         #expect(claimed.count == Set(claimed).count, "a row was leased twice: \(claimed.sorted())")
         #expect(claimed.count == 30)
+    }
+
+    /// A claim takes exactly its batch of many due rows, never a row at its last attempt; a
+    /// delivery put back unattempted gives its attempt back; one whose attempts ran out while no
+    /// lease held it is failed.
+    static func webhookClaimBounds(_ store: any ConformingStore, _: any StoreNodes) throws {
+        try store.createUser(user("nia"))
+        try store.createNotification(notification("n1"))
+        for index in 0..<60 { try store.enqueueWebhook(delivery(String(format: "d%02d", index), notification: "n1")) }
+        let lease = testNow.addingTimeInterval(30)
+        let first = try store.claimWebhooks(owner: "a", now: testNow, leaseUntil: lease, limit: 8, maximumAttempts: 2)
+        #expect(first.count == 8 && first.allSatisfy { $0.attempts == 1 })
+        #expect(try store.deferWebhook(id: first[0].id, owner: "a", until: testNow.addingTimeInterval(5)))
+        #expect(try !store.deferWebhook(id: first[0].id, owner: "a", until: testNow.addingTimeInterval(5)))
+        #expect(try !store.deferWebhook(id: first[1].id, owner: "b", until: testNow.addingTimeInterval(5)))
+        // After the leases: the deferred row comes back at its time with its attempt given back;
+        // the others have used 1 of 2.
+        let later = lease.addingTimeInterval(1)
+        let second = try store.claimWebhooks(owner: "b", now: later, leaseUntil: later.addingTimeInterval(30), limit: 100, maximumAttempts: 2)
+        #expect(second.count == 60)
+        #expect(second.first { $0.id == first[0].id }?.attempts == 1)
+        #expect(second.filter { $0.attempts == 2 }.count == 7)
+        // Those seven are at their last attempt; their sender dies: never claimed again, failed.
+        let afterwards = later.addingTimeInterval(31)
+        let third = try store.claimWebhooks(owner: "c", now: afterwards, leaseUntil: afterwards.addingTimeInterval(30), limit: 100, maximumAttempts: 2)
+        #expect(third.count == 53)
+        #expect(try store.failExhaustedWebhooks(now: afterwards, maximumAttempts: 2) == 7)
+        #expect(try store.webhookDelivery(notificationID: "n1") != nil)
+        #expect(try store.failExhaustedWebhooks(now: afterwards, maximumAttempts: 2) == 0)
     }
 
     static func cibaPollingAndIssue(_ store: any ConformingStore, _: any StoreNodes) throws {

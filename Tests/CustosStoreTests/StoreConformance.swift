@@ -69,6 +69,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     case webhookOutboxLeases
     case concurrentCloseHasOneWinner
     case concurrentClaimsLeaseEachRowOnce
+    case webhookClaimBounds
     case cibaPollingAndIssue
 
     var testDescription: String { rawValue }
@@ -101,6 +102,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         case .webhookOutboxLeases: try withAnyStore(kind, Self.webhookOutboxLeases)
         case .concurrentCloseHasOneWinner: try withNodes(kind, Self.concurrentCloseHasOneWinner)
         case .concurrentClaimsLeaseEachRowOnce: try withNodes(kind, Self.concurrentClaimsLeaseEachRowOnce)
+        case .webhookClaimBounds: try withAnyStore(kind, Self.webhookClaimBounds)
         case .cibaPollingAndIssue: try withAnyStore(kind, Self.cibaPollingAndIssue)
         case .issuePeekConsume: try withAnyStore(kind, Self.issuePeekConsume)
         case .consumedOnlyOnce: try withAnyStore(kind, Self.consumedOnlyOnce)

@@ -38,10 +38,27 @@ public protocol WebhookOutboxStore: Sendable {
     /// lease to `owner` until `leaseUntil`; a row is leased to one owner at a time. The claim
     /// counts the attempt (`attempts` + 1) before anything is sent, so an attempt whose sender
     /// died mid-POST is counted too.
-    func claimWebhooks(owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [WebhookDelivery]
+    /// The claim takes exactly its batch (at most `limit` rows), and never a row whose
+    /// `attempts` reached `maximumAttempts`.
+    func claimWebhooks(owner: String, now: Date, leaseUntil: Date, limit: Int, maximumAttempts: Int) throws -> [WebhookDelivery]
+    /// Gives back a claimed delivery without sending it (its receiver is busy or its circuit
+    /// open): the lease ends, the attempt the claim counted is taken off, and it is due again at
+    /// `until`. False when `owner` no longer leases it.
+    func deferWebhook(id: String, owner: String, until: Date) throws -> Bool
+    /// Fails the pending deliveries whose attempts ran out while no live lease holds them (a
+    /// sender killed during the last attempt); returns how many.
+    @discardableResult
+    func failExhaustedWebhooks(now: Date, maximumAttempts: Int) throws -> Int
     /// Records an attempt of a delivery `owner` still leases: delivered, retried at
     /// `nextAttemptAt`, or failed for good (`state`). False when the lease was lost.
     func recordWebhookAttempt(_ delivery: WebhookDelivery, owner: String) throws -> Bool
     /// The latest delivery of a notification's result.
     func webhookDelivery(notificationID: String) throws -> WebhookDelivery?
+}
+
+extension WebhookOutboxStore {
+    /// A claim with no bound on the attempts.
+    public func claimWebhooks(owner: String, now: Date, leaseUntil: Date, limit: Int) throws -> [WebhookDelivery] {
+        try claimWebhooks(owner: owner, now: now, leaseUntil: leaseUntil, limit: limit, maximumAttempts: .max)
+    }
 }

@@ -100,6 +100,7 @@ enum ServeCommand {
 
         let housekeeping = services.startHousekeeping(store: store, configuration: configuration, rateLimiter: rateLimiter, logger: logger)
         let webhooks = services.startWebhooks(store: store, configuration: configuration, logger: logger)
+        server.metrics.include { webhooks.renderMetrics() }
         logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port ?? configuration.http.port),
                                   "database": .string(StoreFactory.describe(configuration)),
                                   "threads": .int(configuration.http.threads),
