@@ -109,7 +109,8 @@ extension MemoryStore: CounterLeaseStore {
         }
     }
 
-    public func endLease(_ key: String, keepingCount: Bool, now: Date) throws {
+    @discardableResult
+    public func endLease(_ key: String, keepingCount: Bool, now: Date) throws -> Int64? {
         try write { state in
             let first = state.counterLeases.indices.filter { state.counterLeases[$0].key == key }
                 .min { state.counterLeases[$0].expiresAt < state.counterLeases[$1].expiresAt }
@@ -122,7 +123,12 @@ extension MemoryStore: CounterLeaseStore {
             default:
                 break
             }
+            return first == nil ? state.counters[key]?.value ?? 0 : nil
         }
+    }
+
+    public func liveLeases(_ key: String, now: Date) throws -> Int {
+        try read { state in state.counterLeases.filter { $0.key == key && $0.expiresAt > storedDate(now) }.count }
     }
 
     @discardableResult

@@ -34,10 +34,10 @@ extension SQLStore {
         try database.execute("UPDATE counters SET value = value - 1 WHERE key = ? AND value > 0", [.text(key)])
     }
 
-    /// Deletes the row and its leases (the leases first, as every lease operation locks them
-    /// before the counter): a reset counter reads 0 and starts again from 1.
+    /// Deletes the row and its leases: a reset counter reads 0 and starts again from 1.
     public func reset(_ key: String) throws {
         try atomically {
+            try lockKey(key)
             try database.execute("DELETE FROM counter_leases WHERE key = ?", [.text(key)])
             try database.execute("DELETE FROM counters WHERE key = ?", [.text(key)])
         }
@@ -45,28 +45,31 @@ extension SQLStore {
 
     // MARK: Leases (CounterLeaseStore)
 
+    /// Every change of a leased counter first takes the key's lock for its transaction (on
+    /// PostgreSQL; SQLite has one writer): its lease rows and its counter row then change as one,
+    /// in one order, and nothing commits between a reset's two deletes.
+    private func lockKey(_ key: String) throws {
+        guard database.dialect == .postgresql else { return }
+        _ = try database.query("SELECT 1 FROM pg_advisory_xact_lock(hashtextextended(?, 0))", [.text(key)])
+    }
+
     public func takeLease(_ key: String, limit: Int64, now: Date, expiresAt: Date) throws -> Int64? {
         try atomically {
-            let expired = try database.query("DELETE FROM counter_leases WHERE key = ? AND expires_at <= ? RETURNING id",
-                                             [.text(key), .date(now)])
-            try giveBack(Int64(expired.count), to: key)
+            try lockKey(key)
+            try reclaim(key, now: now)
             guard let used = try increment(key, limit: limit, now: now) else { return nil }
             try database.execute("INSERT INTO counter_leases (key, expires_at) VALUES (?, ?)", [.text(key), .date(expiresAt)])
             return used
         }
     }
 
-    public func endLease(_ key: String, keepingCount: Bool, now: Date) throws {
-        // The scalar subquery runs once; on PostgreSQL a lease that another transaction is
-        // ending is skipped rather than waited for and then found gone.
-        let skipLocked = database.dialect == .postgresql ? " FOR UPDATE SKIP LOCKED" : ""
+    @discardableResult
+    public func endLease(_ key: String, keepingCount: Bool, now: Date) throws -> Int64? {
         try atomically {
+            try lockKey(key)
             let ended = try database.query(
-                """
-                DELETE FROM counter_leases
-                WHERE id = (SELECT id FROM counter_leases WHERE key = ? ORDER BY expires_at, id LIMIT 1\(skipLocked))
-                RETURNING id
-                """, [.text(key)])
+                "DELETE FROM counter_leases WHERE id = (SELECT id FROM counter_leases WHERE key = ? ORDER BY expires_at, id LIMIT 1) RETURNING id",
+                [.text(key)])
             switch (ended.isEmpty, keepingCount) {
             case (false, false):
                 try decrement(key)
@@ -79,25 +82,38 @@ extension SQLStore {
             default:
                 break
             }
+            return ended.isEmpty ? try value(key) : nil
         }
+    }
+
+    public func liveLeases(_ key: String, now: Date) throws -> Int {
+        try database.select("SELECT count(*) FROM counter_leases WHERE key = ? AND expires_at > ?", [.text(key), .date(now)])
+            .first.map { try $0.int(0) } ?? 0
     }
 
     @discardableResult
     public func reclaimExpiredLeases(now: Date) throws -> Int {
-        try atomically {
-            let keys = try database.query("DELETE FROM counter_leases WHERE expires_at <= ? RETURNING key", [.date(now)])
-                .map { try $0.string(0) }
-            let counts = Dictionary(keys.map { ($0, Int64(1)) }, uniquingKeysWith: +)
-            for key in counts.keys.sorted() { try giveBack(counts[key] ?? 0, to: key) }
-            return keys.count
+        // A key at a time, each in its own transaction under the key's lock, as a take would.
+        var keys = try database.select("SELECT key FROM counter_leases WHERE expires_at <= ? ORDER BY expires_at LIMIT 1000", [.date(now)])
+            .map { try $0.string(0) }
+        keys = Array(Set(keys)).sorted()
+        return try keys.reduce(0) { total, key in
+            total + (try atomically {
+                try lockKey(key)
+                return try reclaim(key, now: now)
+            })
         }
     }
 
-    /// Takes `count` off `key`, never below 0.
-    private func giveBack(_ count: Int64, to key: String) throws {
-        guard count > 0 else { return }
-        try database.execute("UPDATE counters SET value = CASE WHEN value > ? THEN value - ? ELSE 0 END WHERE key = ?",
-                             [.integer(count), .integer(count), .text(key)])
+    /// Ends `key`'s expired leases, giving their counts back (never below 0); how many.
+    @discardableResult
+    private func reclaim(_ key: String, now: Date) throws -> Int {
+        let expired = try database.query("DELETE FROM counter_leases WHERE key = ? AND expires_at <= ? RETURNING id", [.text(key), .date(now)])
+        if !expired.isEmpty {
+            try database.execute("UPDATE counters SET value = CASE WHEN value > ? THEN value - ? ELSE 0 END WHERE key = ?",
+                                 [.integer(Int64(expired.count)), .integer(Int64(expired.count)), .text(key)])
+        }
+        return expired.count
     }
 
     public func purgeCounters(prefix: String, updatedBefore cutoff: Date) throws -> Int {

@@ -109,6 +109,27 @@ import Testing
         let outcome = try harness.identity.concludeFailedAttempt(userID: "alice", used: used, factor: .credentials)
         #expect(outcome.status == .credentialsRejected)
         #expect(try harness.identity.attemptsLeft(userID: "alice", factor: .credentials) == 2)
+
+        // Its lease gone, another try takes and fails meanwhile; the slow one's failure is the
+        // last: it locks, though the count it took was not the last.
+        let slow = try harness.identity.takeAttempt(userID: "alice", factor: .credentials)
+        #expect(slow == 2)
+        harness.clock.advance(by: 11)
+        let quick = try harness.identity.takeAttempt(userID: "alice", factor: .credentials)
+        #expect(try harness.identity.concludeFailedAttempt(userID: "alice", used: quick, factor: .credentials).attemptsLeft == 1)
+        let last = try harness.identity.concludeFailedAttempt(userID: "alice", used: slow, factor: .credentials)
+        #expect(last.status == .attemptsExhausted)
+        #expect(try harness.identity.user(id: "alice").isLocked(at: harness.clock.now()))
+    }
+
+    /// A count full with no try in flight and no lock (a lock that was never written): the next
+    /// try locks the user at once instead of waiting for attempts that will never come free.
+    @Test func aFullCountWithNothingInFlightLocks() throws {
+        let harness = try ServiceHarness { $0.maximumAttempts = 3; $0.attemptWait = 30 }
+        let (device, _, _) = try harness.activeUser()
+        for _ in 0..<3 { _ = try harness.store.increment("attempts:alice", limit: 3, now: harness.clock.now()) }
+        #expect(try harness.login(device: device).status == .attemptsExhausted)
+        #expect(try harness.identity.user(id: "alice").isLocked(at: harness.clock.now()))
     }
 
     /// Each lock lasts twice the one before, up to the cap; unlocking keeps the history.

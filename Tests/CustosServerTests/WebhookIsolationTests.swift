@@ -14,25 +14,33 @@ import Testing
     /// order the outbox holds them in.
     @Test(arguments: StoreKind.available)
     func aHangingReceiverHoldsBackOnlyItsOwnDeliveries(kind: StoreKind) async throws {
-        let hanging = try WebhookReceiver(delay: { _ in 25 })
-        defer { hanging.stop() }
+        // It answers only when the test ends (or after two minutes): nothing it was sent ends meanwhile.
+        let release = DispatchSemaphore(value: 0)
+        let hanging = try WebhookReceiver(delay: { _ in
+            _ = release.wait(timeout: .now() + 120)
+            return 0
+        })
+        defer {
+            for _ in 0..<10 { release.signal() }
+            hanging.stop()
+        }
         let healthy = try WebhookReceiver()
         defer { healthy.stop() }
         let fixture = try await StepUpFixture.make(kind, webhooks: true) {
             WebhookDeliveryTests.fast(&$0)
-            $0.webhooks.totalTimeout = 20
-            $0.webhooks.connectTimeout = 20
+            $0.webhooks.totalTimeout = 150
+            $0.webhooks.connectTimeout = 150
         }
         defer { fixture.live.stop() }
         for callback in Array(repeating: hanging.url, count: 4) + Array(repeating: healthy.url, count: 3) {
             let created = try await fixture.send(level: 0, callback: callback)
             _ = try await fixture.client.updateNotification(try await fixture.shown(created.notificationUUID), action: "approve")
         }
-        #expect(await healthy.wait { Set($0.map(\.deliveryID)).count >= 3 })
+        #expect(await healthy.wait(timeout: 120) { Set($0.map(\.deliveryID)).count >= 3 })
         #expect(hanging.requests.count <= 2, "the hanging receiver was sent \(hanging.requests.count) at once")
         // The healthy receiver records a request on arrival: its answer may still be on the way back.
         var metrics = ""
-        for _ in 0..<100 {
+        for _ in 0..<600 {
             metrics = fixture.live.dispatcher?.renderMetrics() ?? ""
             if metrics.contains("custos_webhook_deliveries_in_flight 2\n") { break }
             try await Task.sleep(for: .milliseconds(100))

@@ -114,6 +114,10 @@ extension IDVService {
             // replace the template. It only returns the attempt it took.
             try identity.giveBackAttempt(userID: userID, factor: .biometric)
         }
+        if case .unconfirmedDevice = holder {
+            // The device's try stays counted, as its failures do; its lease ends.
+            try identity.keepUnconfirmedFaceTry(userID: userID, used: used)
+        }
         result.attemptsLeft = try attemptsLeft(holder, userID: userID)
         return result
     }

@@ -50,9 +50,17 @@ public struct AttemptCounter: Sendable {
         try counters.takeLease(key(userID), limit: maximum, now: now, expiresAt: now.addingTimeInterval(lease))
     }
 
-    /// The try an attempt was taken for failed: the attempt stays used, its lease ends.
-    public func concludeFailed(_ userID: String, now: Date) throws {
-        try counters.endLease(key(userID), keepingCount: true, now: now)
+    /// The try an attempt was taken for failed: the attempt stays used, its lease ends. When its
+    /// lease had expired meanwhile, the failure is counted again and this returns the failures
+    /// settled (the count less what tries in flight hold): the count its take saw is stale.
+    public func concludeFailed(_ userID: String, now: Date) throws -> Int64? {
+        guard let count = try counters.endLease(key(userID), keepingCount: true, now: now) else { return nil }
+        return count - Int64(try counters.liveLeases(key(userID), now: now))
+    }
+
+    /// Whether tries being judged hold any of the user's attempts.
+    func hasTriesInFlight(_ userID: String, now: Date) throws -> Bool {
+        try counters.liveLeases(key(userID), now: now) > 0
     }
 
     /// The attempts left once `used` are used.
@@ -63,11 +71,6 @@ public struct AttemptCounter: Sendable {
     /// Returns one attempt taken for a try that was not judged.
     public func giveBack(_ userID: String, now: Date) throws {
         try counters.endLease(key(userID), keepingCount: false, now: now)
-    }
-
-    /// Takes one off a count whose lease already ended (a failure whose lock could not be written).
-    func uncount(_ userID: String) throws {
-        try counters.decrement(key(userID))
     }
 
     public func reset(_ userID: String) throws {

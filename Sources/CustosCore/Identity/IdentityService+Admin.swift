@@ -49,6 +49,8 @@ extension IdentityService {
         guard user.status != .disabled else { throw IdentityError.userNotActive }
         let now = clock.now()
         return try store.atomically {
+            // The counters before the user row, in the order a verdict's failure takes them.
+            try resetAllAttempts(id)
             guard try store.changeUser(id: id, .reset(at: now)) else { throw IdentityError.userNotActive }
             var unbound = 0
             for device in try store.devices(userID: id) where !device.isRevoked {
@@ -57,7 +59,6 @@ extension IdentityService {
                 try audit?.record(.deviceRevoked, userID: id, details: [AuditActor.detail: actor, "device_id": device.id, "reason": "reset"])
             }
             try endCredentials(id, reason: "the user was reset: every device unbound", initiatingEntity: "admin", now: now)
-            try resetAllAttempts(id)
             let code = try issueCode(for: id, now: now)
             try audit?.record(.userReset, userID: id, details: [AuditActor.detail: actor, "devices_unbound": String(unbound)])
             return code
@@ -140,8 +141,9 @@ extension IdentityService {
     public func unlock(userID: String, actor: String) throws -> User {
         _ = try requireUser(userID)
         try store.atomically {
-            try store.changeUser(id: userID, .unlock)
+            // The counters before the user row, in the order a verdict's failure takes them.
             try resetAllAttempts(userID)
+            try store.changeUser(id: userID, .unlock)
             try audit?.record(.userUnlocked, userID: userID, details: [AuditActor.detail: actor])
         }
         return try requireUser(userID)

@@ -27,6 +27,12 @@ extension IdentityService {
         return try untilDecided {
             if let used = try counter.take(userID, now: clock.now()) { return .decided(used) }
             guard let user = try store.user(id: userID), !user.isLocked(at: clock.now()) else { return .decided(nil) }
+            // Full, and no try in flight holds any of it: the attempts are spent (their lock was
+            // never written), so the user is locked now rather than kept waiting for ever.
+            guard try counter.hasTriesInFlight(userID, now: clock.now()) else {
+                try lockForSpentAttempts(userID, now: clock.now())
+                return .decided(nil)
+            }
             return .wait
         }
     }
@@ -94,6 +100,12 @@ extension IdentityService {
                                    expiresAt: now.addingTimeInterval(policy.attemptLease))
     }
 
+    /// A try of such a device was judged (`used`: what `takeUnconfirmedFaceTry` returned): it
+    /// stays counted, its lease ends.
+    public func keepUnconfirmedFaceTry(userID: String, used: Int64?) throws {
+        if used != nil { try store.endLease(Self.unconfirmedFaceTriesKey(userID), keepingCount: true, now: clock.now()) }
+    }
+
     public func giveBackUnconfirmedFaceTry(userID: String) throws {
         try store.endLease(Self.unconfirmedFaceTriesKey(userID), keepingCount: false, now: clock.now())
     }
@@ -106,7 +118,7 @@ extension IdentityService {
     /// `takeUnconfirmedFaceTry` returned; nil, none was left): the tries left; the last one
     /// unbinds the device. The user is never locked by it.
     public func concludeUnconfirmedFaceTry(deviceID: String, userID: String, used: Int64?) throws -> Int {
-        if used != nil { try store.endLease(Self.unconfirmedFaceTriesKey(userID), keepingCount: true, now: clock.now()) }
+        try keepUnconfirmedFaceTry(userID: userID, used: used)
         let left = used.map { Int(max(0, policy.maximumAttempts - $0)) } ?? 0
         if left == 0 { try revokeDevice(userID: userID, deviceID: deviceID, actor: AuditActor.policy, reason: "its face tries ran out") }
         return left

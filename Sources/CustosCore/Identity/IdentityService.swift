@@ -89,7 +89,11 @@ public final class IdentityService: Sendable {
 
     /// A failure whose attempt was already taken (`used` counts it; nil: none was left). Only
     /// the failure that used the last attempt locks the user, so a burst locks once; the count
-    /// stays full while the lock lasts (see `clearExpiredLock`).
+    /// stays full while the lock lasts (see `clearExpiredLock`). The attempt's lease ends and the
+    /// lock is written in one transaction: a process killed between them leaves neither. When
+    /// the lease had expired meanwhile (a judgement slower than the lease), the failure is
+    /// counted again, and it locks when the failures settled (not held by tries in flight) reach
+    /// the maximum.
     func concludeFailure(_ userID: String, user: User?, used: Int64?, now: Date,
                          factor: AttemptFactor = .credentials) throws -> AuthenticationOutcome {
         guard let used else {
@@ -97,29 +101,32 @@ public final class IdentityService: Sendable {
             outcome.lockedUntil = user?.lockedUntil.flatMap { $0 > now ? $0 : nil }
             return outcome
         }
-        try counter(factor).concludeFailed(userID, now: now)
-        let left = counter(factor).left(afterUsing: used)
-        guard left == 0 else { return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left) }
-        var outcome = AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
-        if let user {
-            let until = now.addingTimeInterval(policy.lockDuration(afterLocks: user.lockoutCount))
-            outcome.lockedUntil = until
-            do {
-                // A lock ends for good what the user's credentials gave: an unlock revives no session.
-                try store.atomically {
-                    try store.changeUser(id: userID, .lock(until: until))
-                    try endCredentials(userID, reason: "the user was locked after too many failed attempts", initiatingEntity: "policy", now: now)
-                    try audit?.record(.lockout, userID: userID, details: ["lockout_count": String(user.lockoutCount + 1),
-                                                                         "locked_until": ISO8601DateFormatter().string(from: until)])
-                }
-            } catch {
-                // No lock without its record; the last attempt goes back so that the next
-                // failure locks, rather than a full count that no lock will ever clear.
-                try? counter(factor).uncount(userID)
-                throw error
-            }
+        let counter = counter(factor)
+        return try store.atomically {
+            let settled = try counter.concludeFailed(userID, now: now)
+            let left = counter.left(afterUsing: max(used, settled ?? 0))
+            guard left == 0 else { return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left) }
+            var outcome = AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
+            outcome.lockedUntil = try lockForSpentAttempts(userID, now: now)
+            return outcome
         }
-        return outcome
+    }
+
+    /// Locks the user whose attempts are spent, unless a lock already runs (a burst locks once):
+    /// when it ends. A lock ends for good what the user's credentials gave: an unlock revives no
+    /// session. Nil for an unknown user.
+    @discardableResult
+    func lockForSpentAttempts(_ userID: String, now: Date) throws -> Date? {
+        try store.atomically {
+            guard let user = try store.user(id: userID) else { return nil }
+            if let until = user.lockedUntil, until > now { return until }
+            let until = now.addingTimeInterval(policy.lockDuration(afterLocks: user.lockoutCount))
+            try store.changeUser(id: userID, .lock(until: until))
+            try endCredentials(userID, reason: "the user was locked after too many failed attempts", initiatingEntity: "policy", now: now)
+            try audit?.record(.lockout, userID: userID, details: ["lockout_count": String(user.lockoutCount + 1),
+                                                                 "locked_until": ISO8601DateFormatter().string(from: until)])
+            return until
+        }
     }
 
     /// Ends everything the user's credentials gave: every session (but `keepingSession`) and every

@@ -94,8 +94,12 @@ public protocol CounterLeaseStore: CounterStore {
     /// other, and the rest then expire no sooner than the tries they stand for).
     /// `keepingCount`: the try failed and its count stays (when its lease was reclaimed or reset
     /// meanwhile, the count is taken again, beyond any limit: a failure is never free);
-    /// otherwise its count goes back (when a lease was still there to end).
-    func endLease(_ key: String, keepingCount: Bool, now: Date) throws
+    /// otherwise its count goes back (when a lease was still there to end). Nil when a lease was
+    /// ended; otherwise (none was left: reclaimed or reset meanwhile) the count after.
+    @discardableResult
+    func endLease(_ key: String, keepingCount: Bool, now: Date) throws -> Int64?
+    /// The leases of `key` not expired at `now`: tries still being judged (on any node).
+    func liveLeases(_ key: String, now: Date) throws -> Int
     /// Ends every lease expired at `now`, giving each one's count back; returns how many.
     @discardableResult
     func reclaimExpiredLeases(now: Date) throws -> Int

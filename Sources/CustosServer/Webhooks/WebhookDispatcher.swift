@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// Receivers do not hold each other back: each delivery runs on its own and frees its slot when
 /// it ends (no batch waits for its slowest), a receiver gets at most `perReceiverConcurrency` of
-/// the `concurrency` slots, and after `circuitFailures` failures in a row its circuit opens for
+/// the `concurrency` slots (a relying party's receivers together half of them), and after
+/// `circuitFailures` failures in a row its circuit opens for
 /// `circuitCooldown`: its deliveries are put back, unattempted, until then (then one is tried).
 /// Circuits are this node's own view; `/metrics` shows them (`renderMetrics`).
 public final class WebhookDispatcher: @unchecked Sendable {
@@ -47,6 +48,10 @@ public final class WebhookDispatcher: @unchecked Sendable {
         var stopped = false
         var inFlight = 0
         var receivers: [String: Receiver] = [:]
+        /// Deliveries in flight by the API key they belong to.
+        var perSender: [String: Int] = [:]
+        /// The ids of the deliveries being sent.
+        var sending: Set<String> = []
         var circuitOpenings = 0
         var deferred = 0
     }
@@ -119,27 +124,45 @@ public final class WebhookDispatcher: @unchecked Sendable {
                 if again { continue }
                 return started
             }
+            var sent = 0
             for delivery in batch {
+                // Still being sent by this node past its lease (a starved thread, a slow DNS
+                // answer): the claim only renewed the lease; the send in flight records it.
+                guard state.withLock({ !$0.sending.contains(delivery.id) }) else { continue }
                 let receiver = Self.receiver(of: delivery.url)
-                if let wait = admit(receiver, now: now) {
+                if let wait = admit(receiver, sender: delivery.apiKeyID, now: now) {
                     putBack(delivery, until: wait)
                     continue
                 }
-                started += 1
+                sent += 1
+                state.withLock { _ = $0.sending.insert(delivery.id) }
                 deliveries.async { [self] in
                     let succeeded = deliver(delivery)
-                    finished(receiver, succeeded: succeeded)
+                    state.withLock { _ = $0.sending.remove(delivery.id) }
+                    finished(receiver, sender: delivery.apiKeyID, succeeded: succeeded)
                     ring()
                 }
+            }
+            started += sent
+            if sent == 0 {
+                // All put back (busy receivers): the next poll looks again, rather than this loop
+                // claiming and putting back a backlog without pause.
+                state.withLock { ($0.busy, $0.again) = (false, false) }
+                return started
             }
         }
     }
 
-    /// Takes a slot for a delivery to `receiver`; nil when it may go now, otherwise until when it waits.
-    private func admit(_ receiver: String, now: Date) -> Date? {
+    /// Takes a slot for a delivery to `receiver` from `sender` (the relying party's key); nil when
+    /// it may go now, otherwise until when it waits.
+    private func admit(_ receiver: String, sender: String, now: Date) -> Date? {
         state.withLock { state in
             var entry = state.receivers[receiver] ?? Receiver()
             if let open = entry.openUntil, open > now { return open }
+            // One relying party's receivers (many origins, say) hold half the slots at most.
+            guard state.perSender[sender, default: 0] < max(1, configuration.concurrency / 2) else {
+                return now.addingTimeInterval(configuration.busyReceiverDelay)
+            }
             let limit = entry.openUntil == nil ? configuration.perReceiverConcurrency : 1
             // A busy receiver that is failing waits as long as its deliveries in flight may take:
             // a queue of its deliveries is not claimed and put back every second meanwhile.
@@ -148,18 +171,21 @@ public final class WebhookDispatcher: @unchecked Sendable {
             }
             entry.inFlight += 1
             state.inFlight += 1
+            state.perSender[sender, default: 0] += 1
             state.receivers[receiver] = entry
             return nil
         }
     }
 
     /// Frees the slot; counts the failure in a row towards the circuit, or closes it on a success.
-    private func finished(_ receiver: String, succeeded: Bool) {
+    private func finished(_ receiver: String, sender: String, succeeded: Bool) {
         let now = clock.now()
         let opened = state.withLock { state -> Bool in
             var entry = state.receivers[receiver] ?? Receiver()
             entry.inFlight -= 1
             state.inFlight -= 1
+            state.perSender[sender, default: 1] -= 1
+            if state.perSender[sender] == 0 { state.perSender[sender] = nil }
             var opened = false
             if succeeded {
                 entry.failures = 0
@@ -173,6 +199,10 @@ public final class WebhookDispatcher: @unchecked Sendable {
                 }
             }
             state.receivers[receiver] = entry.inFlight == 0 && entry.failures == 0 ? nil : entry
+            if state.receivers.count > 10_000 {
+                // Failing receivers nobody sends to any more: forget those whose circuit is not open.
+                state.receivers = state.receivers.filter { $0.value.inFlight > 0 || ($0.value.openUntil ?? .distantPast) > now }
+            }
             return opened
         }
         if opened {
