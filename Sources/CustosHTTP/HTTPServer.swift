@@ -101,6 +101,14 @@ public final class HTTPServer: Sendable {
         // be taking it out of their epoll sets, and a socket closed under them is a fatal
         // error in libmicrohttpd (abort) — its manual says so for every threaded mode.
         let listener = MHD_quiesce_daemon(state.daemon)
+        // Not closed, but no longer listening: the kernel refuses new connections (and resets
+        // those queued, never accepted) instead of queueing them for the whole grace, so a load
+        // balancer sees at once that this node is going. A moment first for the event loops to
+        // drop the socket from their sets, as the quiesce asked them to.
+        if listener >= 0 {
+            usleep(50_000)
+            shutdown(listener, Int32(SHUT_RD))
+        }
         let deadline = Date().addingTimeInterval(configuration.shutdownGraceSeconds)
         while metrics.inFlight > 0 && Date() < deadline {
             usleep(5_000)

@@ -50,6 +50,42 @@ import Testing
         #expect(after.status == 200)
     }
 
+    /// While a stopping server lets a request in flight finish, a new connection is refused at
+    /// once (it used to be queued by the kernel for the whole grace, then reset), and the request
+    /// in flight is still answered.
+    @Test func aStoppingServerRefusesNewConnectionsAndAnswersThoseInFlight() throws {
+        let gate = DispatchSemaphore(value: 0)
+        let started = DispatchSemaphore(value: 0)
+        var configuration = HTTPServerConfiguration(port: 0, threads: 1, workers: 2)
+        configuration.shutdownGraceSeconds = 30
+        let server = try TestServer(configuration: configuration) { router in
+            router.get("/hold") { _ in
+                started.signal()
+                gate.wait()
+                return .text("finished")
+            }
+        }
+        let port = server.port
+        let client = try server.client()
+        try client.send(Data("GET /hold HTTP/1.1\r\nHost: test\r\n\r\n".utf8))
+        #expect(started.wait(timeout: .now() + 10) == .success)
+        let stopped = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            server.stop()
+            stopped.signal()
+        }
+        var refused: String?
+        for _ in 0..<100 where refused == nil {
+            usleep(20_000)
+            do { _ = try RawHTTPClient(port: port) } catch { refused = "\(error)" }
+        }
+        #expect(refused?.contains("errno \(ECONNREFUSED)") == true, "\(refused ?? "every connection was accepted")")
+        gate.signal()
+        let reply = try client.readReply()
+        #expect(reply.status == 200 && reply.body == Data("finished".utf8))
+        #expect(stopped.wait(timeout: .now() + 10) == .success)
+    }
+
     /// A handler still running when the shutdown grace runs out is abandoned: its client gets
     /// 503 `server_stopping` (libmicrohttpd aborts the process if stopped with a connection
     /// still suspended), and when the handler ends it resumes nothing.
