@@ -127,6 +127,12 @@ extension MemoryStore: CounterLeaseStore {
         }
     }
 
+    public func isSpent(_ key: String, limit: Int64, now: Date) throws -> Bool {
+        try read { state in
+            (state.counters[key]?.value ?? 0) >= limit && !state.counterLeases.contains { $0.key == key && $0.expiresAt > storedDate(now) }
+        }
+    }
+
     public func liveLeases(_ key: String, now: Date) throws -> Int {
         try read { state in state.counterLeases.filter { $0.key == key && $0.expiresAt > storedDate(now) }.count }
     }

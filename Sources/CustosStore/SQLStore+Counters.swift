@@ -91,6 +91,14 @@ extension SQLStore {
             .first.map { try $0.int(0) } ?? 0
     }
 
+    public func isSpent(_ key: String, limit: Int64, now: Date) throws -> Bool {
+        try !database.select(
+            """
+            SELECT 1 FROM counters WHERE key = ? AND value >= ?
+            AND NOT EXISTS (SELECT 1 FROM counter_leases WHERE key = ? AND expires_at > ?)
+            """, [.text(key), .integer(limit), .text(key), .date(now)]).isEmpty
+    }
+
     @discardableResult
     public func reclaimExpiredLeases(now: Date) throws -> Int {
         // A key at a time, each in its own transaction under the key's lock, as a take would.

@@ -342,6 +342,9 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         #expect(try (0..<4).map { _ in try store.takeLease("attempts:lee", limit: 3, now: testNow, expiresAt: until) } == [1, 2, 3, nil])
         #expect(try store.liveLeases("attempts:lee", now: testNow) == 3)
         #expect(try store.liveLeases("attempts:lee", now: until) == 0)
+        #expect(try !store.isSpent("attempts:lee", limit: 3, now: testNow))
+        #expect(try store.isSpent("attempts:lee", limit: 3, now: until))
+        #expect(try !store.isSpent("attempts:lee", limit: 4, now: until))
         // A try not judged gives its count back; a failed one keeps it.
         try store.endLease("attempts:lee", keepingCount: false, now: testNow)
         #expect(try store.value("attempts:lee") == 2)

@@ -58,9 +58,9 @@ public struct AttemptCounter: Sendable {
         return count - Int64(try counters.liveLeases(key(userID), now: now))
     }
 
-    /// Whether tries being judged hold any of the user's attempts.
-    func hasTriesInFlight(_ userID: String, now: Date) throws -> Bool {
-        try counters.liveLeases(key(userID), now: now) > 0
+    /// Whether the user's attempts are all used with no try being judged holding any of them.
+    func isSpent(_ userID: String, now: Date) throws -> Bool {
+        try counters.isSpent(key(userID), limit: maximum, now: now)
     }
 
     /// The attempts left once `used` are used.

@@ -29,7 +29,7 @@ extension IdentityService {
             guard let user = try store.user(id: userID), !user.isLocked(at: clock.now()) else { return .decided(nil) }
             // Full, and no try in flight holds any of it: the attempts are spent (their lock was
             // never written), so the user is locked now rather than kept waiting for ever.
-            guard try counter.hasTriesInFlight(userID, now: clock.now()) else {
+            if try counter.isSpent(userID, now: clock.now()) {
                 try lockForSpentAttempts(userID, now: clock.now())
                 return .decided(nil)
             }

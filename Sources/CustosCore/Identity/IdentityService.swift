@@ -102,13 +102,20 @@ public final class IdentityService: Sendable {
             return outcome
         }
         let counter = counter(factor)
-        return try store.atomically {
-            let settled = try counter.concludeFailed(userID, now: now)
-            let left = counter.left(afterUsing: max(used, settled ?? 0))
-            guard left == 0 else { return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left) }
-            var outcome = AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
-            outcome.lockedUntil = try lockForSpentAttempts(userID, now: now)
-            return outcome
+        do {
+            return try store.atomically {
+                let settled = try counter.concludeFailed(userID, now: now)
+                let left = counter.left(afterUsing: max(used, settled ?? 0))
+                guard left == 0 else { return AuthenticationOutcome(status: .credentialsRejected, userID: userID, attemptsLeft: left) }
+                var outcome = AuthenticationOutcome(status: .attemptsExhausted, userID: userID, attemptsLeft: 0)
+                outcome.lockedUntil = try lockForSpentAttempts(userID, now: now)
+                return outcome
+            }
+        } catch {
+            // No lock without its record: rolled back, the attempt's lease is there again; it goes
+            // back, so that the next failure locks rather than a count that stays held.
+            try? counter.giveBack(userID, now: now)
+            throw error
         }
     }
 

@@ -100,6 +100,9 @@ public protocol CounterLeaseStore: CounterStore {
     func endLease(_ key: String, keepingCount: Bool, now: Date) throws -> Int64?
     /// The leases of `key` not expired at `now`: tries still being judged (on any node).
     func liveLeases(_ key: String, now: Date) throws -> Int
+    /// Whether `key` has reached `limit` with no lease live at `now` holding any of it: read at
+    /// one instant (one statement), so a reset and a take in between cannot make it seem so.
+    func isSpent(_ key: String, limit: Int64, now: Date) throws -> Bool
     /// Ends every lease expired at `now`, giving each one's count back; returns how many.
     @discardableResult
     func reclaimExpiredLeases(now: Date) throws -> Int
