@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <microhttpd.h>
+/* mallopt: the server's large request bodies get mappings of their own (HTTPServer). */
+#include <malloc.h>
 
 /* MHD_get_connection_info is C-variadic and cannot be called from Swift. */
 static inline const union MHD_ConnectionInfo *

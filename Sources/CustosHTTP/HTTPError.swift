@@ -44,6 +44,10 @@ public struct HTTPError: Error, Equatable, Sendable {
     /// Every worker is busy and the queue is full: answered at once, to be retried.
     public static let serverBusy = HTTPError(status: 503, code: "server_busy", message: "The server is busy; retry shortly.",
                                              headers: ["Retry-After": "1"])
+    /// One caller's uploads being received hold its share of the upload memory.
+    public static let tooManyUploads = HTTPError(status: 429, code: "too_many_uploads",
+                                                 message: "Too many uploads from this client are in progress; retry when one has finished.",
+                                                 headers: ["Retry-After": "1"])
     /// The server is shutting down: to be retried (on another node).
     public static let serverStopping = HTTPError(status: 503, code: "server_stopping", message: "The server is shutting down; retry.",
                                                  headers: ["Retry-After": "1"])

@@ -15,6 +15,8 @@ public final class HTTPServer: Sendable {
     let errorMapper: @Sendable (any Error) -> HTTPError?
     let errorStyle: @Sendable (_ path: String, HTTPError) -> HTTPError
     let workers: WorkerPool
+    /// What upload bodies being received may hold (`HTTPServerConfiguration.uploadMemoryBytes`).
+    let uploadMemory: UploadMemory
 
     private struct Running: @unchecked Sendable {
         let daemon: OpaquePointer
@@ -48,6 +50,7 @@ public final class HTTPServer: Sendable {
         self.errorMapper = errorMapper
         self.errorStyle = errorStyle
         workers = WorkerPool(workers: configuration.workers, queueLimit: configuration.queueLimit)
+        uploadMemory = UploadMemory(total: configuration.uploadMemoryBytes, perCaller: configuration.uploadMemoryPerCallerBytes)
     }
 
     deinit {
@@ -57,11 +60,17 @@ public final class HTTPServer: Sendable {
         workers.stop()
     }
 
+    /// Allocations from 256 KiB up (upload bodies, decoded images) get mappings of their own,
+    /// given back to the system when freed: glibc's threshold otherwise rises with each large
+    /// block freed, and the memory of a burst of uploads stays with the process.
+    private static let largeAllocationsMapped: Bool = mallopt(M_MMAP_THRESHOLD, 256 * 1024) == 1
+
     /// The port being listened on, once started.
     public var port: Int? { running.withLock { $0?.port } }
 
     /// Binds, listens and starts the worker threads. Throws when the address is unavailable.
     public func start() throws {
+        _ = Self.largeAllocationsMapped
         let socket = try ListenSocket.open(host: configuration.host, port: configuration.port)
         // Suspend/resume: a handler runs on a worker while its connection waits off the loop.
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue | MHD_USE_ITC.rawValue
@@ -159,6 +168,9 @@ final class PendingRequest: @unchecked Sendable {
     let startNanos = DispatchTime.now().uptimeNanoseconds
     /// The body limit of the request's route, once the body outgrew the ordinary one.
     var uploadLimit: Int?
+    /// The upload memory reserved for the body, and whose it is (`UploadMemory`).
+    var reservedBytes = 0
+    var reservedBy = ""
     /// Set by the worker that ran the handler, before it resumes the connection. A reference,
     /// so that the empty slot every inline request carries is freed without generic code.
     let answer = Mutex<Answer?>(nil)
@@ -190,8 +202,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         server.metrics.requestStarted()
         if let declared = lookupHeader(connection, "Content-Length").flatMap({ Int($0) }),
            declared > server.configuration.maxBodyBytes {
-            server.admitUpload(pending, connection: connection, url: url, method: method)
-            if pending.rejection == nil, let limit = pending.uploadLimit, declared > limit { pending.rejection = .payloadTooLarge(limit: limit) }
+            server.admitUpload(pending, declared: declared, connection: connection, url: url, method: method)
         }
         connectionContext.pointee = Unmanaged.passRetained(pending).toOpaque()
         return MHD_Result.YES
@@ -210,7 +221,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
         if pending.rejection == nil {
             // The route is looked up only once a body outgrows the ordinary limit.
             if pending.body.count + size > server.configuration.maxBodyBytes, pending.uploadLimit == nil {
-                server.admitUpload(pending, connection: connection, url: url, method: method)
+                server.admitUpload(pending, declared: nil, connection: connection, url: url, method: method)
             }
             let limit = pending.uploadLimit ?? server.configuration.maxBodyBytes
             if pending.rejection != nil {
@@ -236,9 +247,12 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
 
 private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, connectionContext, _ in
     guard let cls, let connectionContext, let existing = connectionContext.pointee else { return }
-    Unmanaged<PendingRequest>.fromOpaque(existing).release()
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let pending = Unmanaged<PendingRequest>.fromOpaque(existing)
+    server.uploadMemory.release(pending.takeUnretainedValue().reservedBytes, for: pending.takeUnretainedValue().reservedBy)
+    pending.release()
     connectionContext.pointee = nil
-    Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue().metrics.requestFinished()
+    server.metrics.requestFinished()
 }
 
 extension HTTPServer {
@@ -304,26 +318,49 @@ extension HTTPServer {
     /// the headers alone; a route that does not, or a caller who fails it, is refused before
     /// more is buffered. The preflight is a credential look-up, run here on the event loop once
     /// per large upload.
-    fileprivate func admitUpload(_ pending: PendingRequest, connection: OpaquePointer, url: UnsafePointer<CChar>?,
+    ///
+    /// An upload admitted reserves its memory (`declared`, or the largest upload when chunked)
+    /// from the upload memory before anything more is buffered, and buffers into one allocation
+    /// of that size; refused at once when the budget is spent.
+    fileprivate func admitUpload(_ pending: PendingRequest, declared: Int?, connection: OpaquePointer, url: UnsafePointer<CChar>?,
                                  method: UnsafePointer<CChar>?) {
         let path = url.map { String(cString: $0) } ?? "/"
         let name = HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET")
         guard case .found(let route, let parameters) = router.match(name, path), route.takesUploads else {
             pending.uploadLimit = configuration.maxBodyBytes
+            if let declared, declared > configuration.maxBodyBytes { pending.rejection = .payloadTooLarge(limit: configuration.maxBodyBytes) }
             return
         }
         pending.uploadLimit = configuration.maxUploadBytes
-        guard let preflight = route.preflight else { return }
         let headers = collectValues(connection, kind: .HEADER_KIND)
         var request = Request(method: name, path: path, headers: headers, requestID: RequestID.make(clientValue: headers["X-Request-Id"]),
                               remoteAddress: clientAddress(connection, headers))
         request.pathParameters = parameters
-        do {
-            try preflight(request)
-        } catch let error as HTTPError {
-            pending.rejection = error
-        } catch {
-            pending.rejection = errorMapper(error) ?? .internalError
+        if let preflight = route.preflight {
+            do {
+                try preflight(request)
+            } catch let error as HTTPError {
+                pending.rejection = error
+            } catch {
+                pending.rejection = errorMapper(error) ?? .internalError
+            }
+        }
+        guard pending.rejection == nil else { return }
+        if let declared, declared > configuration.maxUploadBytes {
+            pending.rejection = .payloadTooLarge(limit: configuration.maxUploadBytes)
+            return
+        }
+        let bytes = declared ?? configuration.maxUploadBytes
+        let caller = request.remoteAddress?.limitKey ?? "unknown"
+        switch uploadMemory.reserve(bytes, for: caller) {
+        case nil:
+            (pending.reservedBytes, pending.reservedBy) = (bytes, caller)
+            pending.body.reserveCapacity(bytes)
+        case .server?:
+            pending.rejection = .serverBusy
+            logger.warning("upload_memory_spent", ["held_bytes": .int(uploadMemory.held)])
+        case .caller?:
+            pending.rejection = .tooManyUploads
         }
     }
 

@@ -15,6 +15,11 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     public var maxBodyBytes: Int
     /// …and of a route that takes uploads (`Router.post(_:uploads:_:)`).
     public var maxUploadBytes: Int
+    /// Memory that large upload bodies being received may hold at once, all callers together,
+    /// and one caller (client address) alone (0: no per-caller budget); past it an upload is
+    /// refused before it is buffered (503 `server_busy`, 429 `too_many_uploads`).
+    public var uploadMemoryBytes: Int = 256 * 1024 * 1024
+    public var uploadMemoryPerCallerBytes: Int = 32 * 1024 * 1024
     /// Path plus query longer than this is refused with 414.
     public var maxURLBytes: Int
     /// Header fields longer than this in total are refused with 431.

@@ -191,6 +191,35 @@ private struct Boom: Error {}
         #expect(hungUp || slow.isClosedByPeer())
     }
 
+    /// Uploads being received hold memory from a budget, reserved on their headers before
+    /// their body is buffered: past one client's share the next is 429, past everyone's 503,
+    /// and the memory comes back when a request ends.
+    @Test(arguments: [(perCaller: 1536 * 1024, status: 429, code: "too_many_uploads"), (perCaller: 0, status: 503, code: "server_busy")])
+    func uploadsPastTheMemoryBudgetAreRefused(perCaller: Int, status: Int, code: String) throws {
+        var configuration = HTTPServerConfiguration(port: 0, threads: 2, maxBodyBytes: 1024, maxUploadBytes: 1 << 20)
+        configuration.uploadMemoryBytes = 1536 * 1024
+        configuration.uploadMemoryPerCallerBytes = perCaller
+        let server = try TestServer(configuration: configuration) { router in
+            router.post("/upload", uploads: true) { request in .text(String(request.body.count)) }
+        }
+        defer { server.stop() }
+        let megabyte = 1 << 20
+        let holding = try server.client()
+        try holding.send(Data("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: \(megabyte)\r\n\r\n".utf8) + Data(count: 1000))
+        for _ in 0..<500 where server.server.uploadMemory.held == 0 { usleep(10_000) }
+        #expect(server.server.uploadMemory.held == megabyte)
+
+        let refused = try server.client().request("POST", "/upload", body: Data(count: megabyte))
+        #expect(refused.status == status && refused.errorCode == code && refused.headers["retry-after"] == "1")
+
+        try holding.send(Data(count: megabyte - 1000))
+        let finished = try holding.readReply()
+        #expect(finished.status == 200 && String(decoding: finished.body, as: UTF8.self) == String(megabyte))
+        for _ in 0..<500 where server.server.uploadMemory.held > 0 { usleep(10_000) }
+        let after = try server.client().request("POST", "/upload", body: Data(count: megabyte))
+        #expect(after.status == 200)
+    }
+
     /// Ordinary requests are held to a small body; only routes that take uploads get the
     /// large limit, declared or chunked.
     @Test func onlyUploadRoutesTakeLargeBodies() throws {

@@ -20,6 +20,8 @@ extension Setting {
     public static let workers = Setting.integer("workers", 1...1024, help: "threads that run request handlers (default cores x 2)") { $0.http.workers = $1 }
     public static let queueLimit = Setting.integer("queue_limit", 0...100_000, help: "requests that may wait for a worker before 503 server_busy (default 128)") { $0.http.queueLimit = $1 }
     public static let maxBodyBytes = Setting.integer("max_body_bytes", 1024...(1 << 30), help: "largest upload accepted: selfie frames, document images (default 8388608)") { $0.http.maxUploadBytes = $1 }
+    public static let uploadMemoryMiB = Setting.integer("upload_memory_mib", 8...65536, help: "memory all uploads being received may hold at once; past it 503 server_busy (default 256)") { $0.http.uploadMemoryBytes = $1 << 20 }
+    public static let uploadMemoryPerClientMiB = Setting.integer("upload_memory_per_client_mib", 0...65536, help: "memory one client address's uploads being received may hold; past it 429 too_many_uploads; 0 = no limit (default 32)") { $0.http.uploadMemoryPerCallerBytes = $1 << 20 }
     public static let maxJSONBodyBytes = Setting.integer("max_json_body_bytes", 1024...(1 << 30), help: "largest body of any other request (default 65536)") { $0.http.maxBodyBytes = $1 }
     public static let connectionTimeout = Setting.integer("connection_timeout", 1...3600, help: "seconds before an idle connection is closed (default 30)") { $0.http.connectionTimeoutSeconds = $1 }
     public static let maxConnections = Setting.integer("max_connections", 1...100_000, help: "connections open at once (default 1000)") { $0.http.maxConnections = $1 }
@@ -102,7 +104,7 @@ extension Setting {
     /// them, which is also the order they are applied in (`liveness_actions` before
     /// `liveness_actions_per_challenge`, so an explicit count wins).
     public static let all: [Setting] = [
-        .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .workers, .queueLimit, .maxBodyBytes, .maxJSONBodyBytes,
+        .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .workers, .queueLimit, .maxBodyBytes, .uploadMemoryMiB, .uploadMemoryPerClientMiB, .maxJSONBodyBytes,
         .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .requestDeadline, .trustedProxies, .rateLimitPerIP, .rateLimitPerUser, .shutdownGrace, .logLevel, .sqliteSynchronous,
         .databasePoolSize, .maxAttempts, .attemptLeaseSeconds, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,
