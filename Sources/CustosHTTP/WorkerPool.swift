@@ -74,8 +74,10 @@ final class WorkerPool: @unchecked Sendable {
                 return
             }
             let job = jobs[next]
+            // The queue must not keep a job (and the request body it captured) once taken.
+            jobs[next] = {}
             next += 1
-            if next > 64, next * 2 > jobs.count {
+            if next == jobs.count || (next > 64 && next * 2 > jobs.count) {
                 jobs.removeFirst(next)
                 next = 0
             }

@@ -3,7 +3,8 @@
 
 Usage: faults.py [--binary PATH] [--short] [--rounds N] [--duration SECONDS] [--scenarios LIST] [--stores LIST] [--seed N]
 
-Scenarios (`--scenarios`, comma-separated; default kill,leaked-attempts,pg-outage,disk-full,read-only):
+Scenarios (`--scenarios`, comma-separated; default kill,leaked-attempts,pg-outage,disk-full,read-only;
+receivers and uploads run only when named):
 
   kill       Concurrent clients write (users created with an rp key, activations, device logins,
              logouts, notifications sent with a callback and answered at levels 0, 1 and 3, OpenID
@@ -44,6 +45,27 @@ Scenarios (`--scenarios`, comma-separated; default kill,leaked-attempts,pg-outag
              stopped, checked with e2fsck, mounted again and restarted: nothing acknowledged lost,
              integrity ok. Then started on a read-only mount: a clear refusal or clear errors.
              Without a loop device only the start on a read-only tmpfs is checked.
+  receivers  Opt-in, not in the default list: webhook receivers that fail do not hold back a healthy
+             one. Four loopback receivers, one relying party's (one API key): healthy (200 at
+             once), failing (500 for 15 s, then 200), hanging (never answers; holds every POST far
+             past --webhook-timeout 2) and closing (closes without an answer for 15 s, then 200);
+             ten notifications answered for each queue their webhooks. Two nodes on one PostgreSQL
+             database deliver (one SQLite node, and a SKIP line, without CUSTOS_TEST_DATABASE_URL).
+             Printed per receiver: deliveries expected, delivered (distinct ids answered 2xx), POSTs,
+             duplicates (POSTs of an id beyond its first answered 2xx) and the delay from queueing
+             to the first 2xx (p50, max). Checks: the healthy receiver gets all within 10 s each;
+             failing and closing get all once recovered (90 s at most); no id POSTed more than
+             --webhook-max-attempts (8) times, none again after a 2xx; /metrics shows
+             custos_webhook_circuit_openings_total > 0 on a node.
+  uploads    Opt-in, not in the default list: memory under 250 concurrent uploads of about 6 MB
+             (POST /v1/idv/transactions/{id}/frames, frames that are not JPEGs, server biometrics
+             on, rate limits off), from 2 loopback source addresses (each address's 32 MiB upload
+             budget binds), then from 16 (the 256 MiB total binds), then from 16 again, on one
+             server with the default upload memory limits. VmRSS sampled every 100 ms: idle before
+             the first burst, peak and 5 s after each, and the answers by status and error code.
+             Checks per burst: peak - idle <= 256 MiB + 150 MiB, 5 s after <= idle + 100 MiB, every
+             upload answered and no 5xx but 503 server_busy; then /healthz and a login. On each
+             store of --stores.
 
 Mounting needs root (CAP_SYS_ADMIN); where it is impossible the disk scenarios say so and are
 skipped. Mounts are always undone on exit.
@@ -71,7 +93,9 @@ from faults_lib.mounts import Mounts
 from faults_lib.options import options_from
 from faults_lib.pg_outage import pg_outage_scenario
 from faults_lib.postgres import Postgres
+from faults_lib.receivers import receivers_scenario
 from faults_lib.report import Report, log
+from faults_lib.uploads import uploads_scenario
 
 
 # MARK: Main
@@ -113,6 +137,16 @@ def main(arguments) -> int:
             disk_full_scenario(options, report, mounts)
         if "read-only" in options.scenarios:
             read_only_scenario(options, report, mounts)
+        if "receivers" in options.scenarios:
+            # Two nodes on PostgreSQL where there is one, else one SQLite node.
+            on_postgres = postgres.available and "postgresql" in options.stores
+            receivers_scenario(options, report, postgres if on_postgres else None)
+        if "uploads" in options.scenarios:
+            for store in options.stores:
+                if store == "postgresql" and not postgres.available:
+                    report.skip(f"uploads/{store}", "CUSTOS_TEST_DATABASE_URL is not set (run under scripts/with-postgres.sh)")
+                    continue
+                uploads_scenario(options, report, store, postgres if store == "postgresql" else None)
     finally:
         mounts.cleanup()
     log(f"\nfaults: {time.monotonic() - started:.0f} s, seed {options.seed}" + (f"; failed: {', '.join(report.failures)}" if report.failures else ""))

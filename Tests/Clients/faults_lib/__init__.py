@@ -12,5 +12,7 @@ mounts      the tmpfs and ext4 loop mounts this run makes (always undone), filli
 kill        the kill scenario
 pg_outage   the pg-outage and pg-freeze scenarios
 disk        the disk-full and read-only scenarios
+receivers   the receivers scenario (webhook receivers that fail beside a healthy one)
+uploads     the uploads scenario (memory under concurrent large uploads)
 options     the command line
 """

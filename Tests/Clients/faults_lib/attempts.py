@@ -11,10 +11,8 @@ import threading
 import time
 from urllib.parse import urlparse
 
-import requests
-
-from .client import Api, DeviceKey, Doubt, Refused
-from .ledger import User
+from .client import Api, Doubt, Refused
+from .ledger import User, activated_user
 from .load import log_in
 from .postgres import Postgres
 from .report import Report, log
@@ -47,7 +45,7 @@ def leaked_attempts_scenario(options, report: Report, store: str, postgres: "Pos
             survivor = Server(options.binary, data_dir, os.path.join(work, "server-2.log"), database, SLOW_HASH)
             servers.append(survivor)
             survivor.start()
-        user = activated_user(first.url, rp["key"], options.request_timeout)
+        user = activated_user(Api(first.url, options.request_timeout), rp["key"], f"leaked-{os.getpid()}-{int(time.time() * 1000) % 100000}", PASSWORD)
 
         # Ten right logins at once on the first node; the kill lands while they are judged.
         threads = [threading.Thread(target=quiet_login, args=(first.url, user), daemon=True) for _ in range(10)]
@@ -97,18 +95,6 @@ def leaked_attempts_scenario(options, report: Report, store: str, postgres: "Pos
             postgres.drop_database(database)
         shutil.rmtree(work, ignore_errors=True)
 
-
-def activated_user(url: str, rp_key: str, timeout: float) -> User:
-    api = Api(url, timeout)
-    user_id = f"leaked-{os.getpid()}-{int(time.time() * 1000) % 100000}"
-    created = api.call("POST", "/v1/users", token=rp_key, json={"user_id": user_id}, expect=201)
-    user = User(user_id, created.body["activation"]["activation_code"])
-    key = DeviceKey()
-    answer = api.call("POST", "/v1/activate", expect=201, json={
-        "user_id": user_id, "activation_code": user.code, "password": PASSWORD, "device_name": "faults phone",
-        "device_public_key": key.jwk()})
-    user.state, user.password, user.key, user.device_id = "active", PASSWORD, key, answer.body["device_id"]
-    return user
 
 
 def quiet_login(url: str, user: User):

@@ -4,7 +4,7 @@ import collections
 import threading
 from dataclasses import dataclass
 
-from .client import DeviceKey
+from .client import Api, DeviceKey
 
 
 # MARK: The ledger
@@ -78,3 +78,16 @@ class Ledger:
         kinds = ["users", "activations", "logins", "logouts", "notifications", "answers", "grants"]
         total = sum(self.acked[kind] for kind in kinds)
         return ", ".join(f"{kind} {self.acked[kind]}" for kind in kinds) + f" (total {total})"
+
+
+def activated_user(api: Api, rp_key: str, user_id: str, password: str) -> User:
+    """A user created with `rp_key` and activated: its device key, password, device and session token."""
+    created = api.call("POST", "/v1/users", token=rp_key, json={"user_id": user_id}, expect=201)
+    user = User(user_id, created.body["activation"]["activation_code"])
+    key = DeviceKey()
+    answer = api.call("POST", "/v1/activate", expect=201, json={
+        "user_id": user_id, "activation_code": user.code, "password": password, "device_name": "faults phone",
+        "device_public_key": key.jwk()})
+    user.state, user.password, user.key = "active", password, key
+    user.device_id, user.token = answer.body["device_id"], answer.body["session"]["token"]
+    return user

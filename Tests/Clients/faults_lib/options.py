@@ -33,7 +33,8 @@ def options_from(arguments, description: str) -> argparse.Namespace:
     options.tmpfs_size = "24m"
     options.scenarios = [s.strip() for s in options.scenarios.split(",") if s.strip()]
     options.stores = [s.strip() for s in options.stores.split(",") if s.strip()]
-    unknown = set(options.scenarios) - {"kill", "leaked-attempts", "pg-outage", "pg-freeze", "disk-full", "read-only"}
+    unknown = set(options.scenarios) - {"kill", "leaked-attempts", "pg-outage", "pg-freeze", "disk-full", "read-only",
+                                         "receivers", "uploads"}
     if unknown or set(options.stores) - {"sqlite", "postgresql"}:
         parser.error(f"unknown scenario or store: {sorted(unknown | (set(options.stores) - {'sqlite', 'postgresql'}))}")
     return options
