@@ -16,7 +16,7 @@
 #   read-only  SQLite on an ext4 loop image turned read-only under load, then repaired; a start on
 #              a read-only mount.
 #   Opt-in, run only when named (FAULTS_SCENARIOS=receivers,uploads or --scenarios receivers,uploads;
-#   not in the default list, so not in make test):
+#   not in the default list; make test runs uploads on SQLite, FaultsCLITests):
 #   receivers  webhook isolation: one relying party's healthy, failing (500 for 15 s), hanging and
 #              closing (no answer for 15 s) receivers, ten webhooks each, two nodes on PostgreSQL
 #              (else one SQLite node): the healthy one gets all within 10 s, the recovering ones all

@@ -13,6 +13,14 @@ public final class FaceEngine: FaceAnalyzer, @unchecked Sendable {
     /// order, so that under load no frame waits behind ever-newer ones.
     private var ticketsIssued: UInt64 = 0
     private var ticketsServed: UInt64 = 0
+    /// Analyses admitted requests may still ask for (`admit`).
+    private var admitted = 0
+    /// How long one analysis holds an instance, a moving average (a conservative guess until
+    /// the first is measured).
+    private var secondsPerCall = 0.1
+    private var waitedSeconds = 0.0
+    private var waits = 0
+    private var refused = 0
 
     /// Loads the models and creates `poolSize` engine instances. Throws `model_missing` naming
     /// the missing file, `model_invalid`, or `cpu_unsupported`.
@@ -41,22 +49,68 @@ public final class FaceEngine: FaceAnalyzer, @unchecked Sendable {
     /// Runs `body` with an engine instance of its own, waiting for one to be free; callers are
     /// served in the order they came.
     public func withWorker<T, E: Error>(_ body: (FaceWorker) throws(E) -> T) throws(E) -> T {
+        let asked = DispatchTime.now().uptimeNanoseconds
         condition.lock()
         let ticket = ticketsIssued
         ticketsIssued += 1
         while ticket != ticketsServed || idle.isEmpty { condition.wait() }
         ticketsServed += 1
         let worker = idle.removeLast()
+        let started = DispatchTime.now().uptimeNanoseconds
+        waitedSeconds += Double(started - asked) / 1e9
+        waits += 1
         // The next ticket may find another worker idle.
         condition.broadcast()
         condition.unlock()
         defer {
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             condition.lock()
             idle.append(worker)
+            secondsPerCall += (seconds - secondsPerCall) / 8
             condition.broadcast()
             condition.unlock()
         }
         return try body(worker)
+    }
+
+    /// Admits a request's `calls` analyses unless the work ahead of them (analyses admitted,
+    /// waiting or running) would keep the first from starting within
+    /// `configuration.maximumQueueWait`; then `FaceError.busy`, to retry when the excess has
+    /// drained. The estimate is the work ahead over the instances at the measured time per
+    /// analysis: a request's admitted analyses count until it ends, so it errs towards refusing.
+    public func admit(calls: Int) throws(FaceError) -> FaceAdmission {
+        let calls = max(0, calls)
+        condition.lock()
+        let wait = expectedWait()
+        if let bound = configuration.maximumQueueWait, wait > bound {
+            refused += 1
+            condition.unlock()
+            throw .busy(retryAfter: Int((wait - bound).rounded(.up)))
+        }
+        admitted += calls
+        condition.unlock()
+        return FaceAdmission { [weak self] in
+            guard let self else { return }
+            condition.lock()
+            admitted -= calls
+            condition.unlock()
+        }
+    }
+
+    public var queueStatistics: FaceQueueStatistics? {
+        condition.lock()
+        defer { condition.unlock() }
+        return FaceQueueStatistics(workers: configuration.poolSize, busy: configuration.poolSize - idle.count,
+                                   waiting: Int(ticketsIssued - ticketsServed), admitted: admitted, expectedWaitSeconds: expectedWait(),
+                                   waitedSeconds: waitedSeconds, waits: waits, refused: refused)
+    }
+
+    /// Seconds before a new analysis would start; under `condition`.
+    private func expectedWait() -> Double {
+        let workers = configuration.poolSize
+        let ahead = max(admitted, Int(ticketsIssued - ticketsServed) + workers - idle.count)
+        guard ahead >= workers else { return 0 }
+        return Double(ahead - workers + 1) * secondsPerCall / Double(workers)
     }
 
     /// Decodes under the configured limits.

@@ -20,10 +20,13 @@ public struct FaceEngineConfiguration: Sendable, Hashable {
     /// `cfs_tune_allocator`): about 10% faster detection on large images, at the price of
     /// resident memory staying near its peak.
     public var retainLargeBuffers: Bool
+    /// The longest a request may expect to wait for its first analysis before `admit` refuses
+    /// it (`FaceError.busy`); nil: no bound.
+    public var maximumQueueWait: TimeInterval?
 
     public init(models: FaceModelFiles, poolSize: Int = ProcessInfo.processInfo.activeProcessorCount,
                 use68PointLandmarks: Bool = true, useCNNDetector: Bool = true, imageLimits: ImageLimits = .default,
-                seed: UInt64 = 0, retainLargeBuffers: Bool = true) {
+                seed: UInt64 = 0, retainLargeBuffers: Bool = true, maximumQueueWait: TimeInterval? = nil) {
         self.models = models
         self.poolSize = poolSize
         self.use68PointLandmarks = use68PointLandmarks
@@ -31,5 +34,6 @@ public struct FaceEngineConfiguration: Sendable, Hashable {
         self.imageLimits = imageLimits
         self.seed = seed
         self.retainLargeBuffers = retainLargeBuffers
+        self.maximumQueueWait = maximumQueueWait
     }
 }

@@ -17,6 +17,8 @@ public final class HTTPServer: Sendable {
     let workers: WorkerPool
     /// What upload bodies being received may hold (`HTTPServerConfiguration.uploadMemoryBytes`).
     let uploadMemory: UploadMemory
+    /// Cuts off connections slow to send a request's headers (nil: no bound).
+    let headerDeadline: HeaderDeadline?
 
     private struct Running: @unchecked Sendable {
         let daemon: OpaquePointer
@@ -51,6 +53,7 @@ public final class HTTPServer: Sendable {
         self.errorStyle = errorStyle
         workers = WorkerPool(workers: configuration.workers, queueLimit: configuration.queueLimit)
         uploadMemory = UploadMemory(total: configuration.uploadMemoryBytes, perCaller: configuration.uploadMemoryPerCallerBytes)
+        headerDeadline = configuration.headerDeadlineSeconds > 0 ? HeaderDeadline(limitSeconds: configuration.headerDeadlineSeconds, logger: logger) : nil
     }
 
     deinit {
@@ -87,6 +90,7 @@ public final class HTTPServer: Sendable {
             // beyond our own URL/header limits is refused by libmicrohttpd itself.
             MHD_OPTION.CONNECTION_MEMORY_LIMIT.rawValue,
             Int(configuration.maxURLBytes + configuration.maxHeaderBytes + 16 * 1024),
+            MHD_OPTION.NOTIFY_CONNECTION.rawValue, unsafeBitCast(connectionNotified, to: OpaquePointer.self), OpaquePointer(context),
             MHD_OPTION.NOTIFY_COMPLETED.rawValue, unsafeBitCast(requestCompleted, to: OpaquePointer.self), OpaquePointer(context),
             // The path is what it says: no %00 or control character decodes into it (StrictUnescape).
             MHD_OPTION.UNESCAPE_CALLBACK.rawValue, unsafeBitCast(StrictUnescape.callback, to: OpaquePointer.self), OpaquePointer(context),
@@ -100,6 +104,7 @@ public final class HTTPServer: Sendable {
             throw HTTPError(status: 500, code: "server_start_failed", message: "libmicrohttpd refused to start")
         }
         running.withLock { $0 = Running(daemon: daemon, port: socket.port) }
+        headerDeadline?.start()
     }
 
     /// Stops accepting connections, waits up to the grace period for requests in flight to
@@ -137,6 +142,7 @@ public final class HTTPServer: Sendable {
             usleep(2_000)
         }
         MHD_stop_daemon(state.daemon)
+        headerDeadline?.stop()
         if listener >= 0 { close(listener) }
         workers.stop()
         logger.info("http_stopped", ["abandoned_requests": .int(abandoned)])
@@ -200,6 +206,7 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     guard let existing = connectionContext.pointee else {
         let pending = PendingRequest()
         server.metrics.requestStarted()
+        server.headerDeadline?.requestStarted(connection)
         if let declared = lookupHeader(connection, "Content-Length").flatMap({ Int($0) }),
            declared > server.configuration.maxBodyBytes {
             server.admitUpload(pending, declared: declared, connection: connection, url: url, method: method)
@@ -245,9 +252,10 @@ private let accessHandler: MHD_AccessHandlerCallback = { cls, connection, url, m
     return server.handle(connection: connection, url: url, method: methodName, pending: pending)
 }
 
-private let requestCompleted: MHD_RequestCompletedCallback = { cls, _, connectionContext, _ in
+private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, connectionContext, _ in
     guard let cls, let connectionContext, let existing = connectionContext.pointee else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    if let connection { server.headerDeadline?.requestEnded(connection) }
     let pending = Unmanaged<PendingRequest>.fromOpaque(existing)
     server.uploadMemory.release(pending.takeUnretainedValue().reservedBytes, for: pending.takeUnretainedValue().reservedBy)
     pending.release()

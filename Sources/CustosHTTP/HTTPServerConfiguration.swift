@@ -29,6 +29,9 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     /// A request whose body is still arriving this many seconds after its headers is cut off
     /// (a client trickling bytes keeps an idle timeout from ever firing).
     public var requestDeadlineSeconds: Int
+    /// A connection that has not sent a whole request's headers this many seconds after it
+    /// opened, or after its previous request was answered, is cut off (0: no bound).
+    public var headerDeadlineSeconds: Int = 30
     /// Connections open at once, all clients together.
     public var maxConnections: Int
     /// Connections open at once from one IP address (0: no per-IP limit).

@@ -76,7 +76,7 @@ public enum ApplicationFactory {
         do {
             engine = try FaceEngine(configuration: FaceEngineConfiguration(
                 models: FaceModelFiles.locate(), poolSize: configuration.faceWorkers ?? ProcessInfo.processInfo.activeProcessorCount,
-                useCNNDetector: true))
+                useCNNDetector: true, maximumQueueWait: TimeInterval(configuration.faceQueueSeconds)))
         } catch {
             throw RuntimeError(.configuration, "server biometrics need the face models (\(error.message)); run scripts/install-deps.sh, set CUSTOS_MODELS_DIR, or serve with --idv=false")
         }

@@ -87,8 +87,10 @@ struct HTTPTransport: Sendable {
             // error's `longErrorCode` in place of the HTTP status.
             let contractStatus = AnsweredStatus(data)?.statusCode.rawValue
             if let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: data) {
-                throw CustosError.server(status: http.statusCode, code: envelope.error.code, message: envelope.error.message,
-                                         contractStatus: contractStatus)
+                var error = CustosError.server(status: http.statusCode, code: envelope.error.code, message: envelope.error.message,
+                                               contractStatus: contractStatus)
+                error.retryAfterSeconds = (http.value(forHTTPHeaderField: "Retry-After")).flatMap { Int($0) }
+                throw error
             }
             // The OAuth endpoints answer errors in OAuth's own format.
             if let oauth = try? JSONDecoder().decode(OAuthErrorResponse.self, from: data) {

@@ -75,4 +75,21 @@ public enum CustosApplication {
         return HTTPServer(configuration: configuration, router: makeRouter(dependencies, metrics: metrics),
                           logger: logger, metrics: metrics, errorMapper: ErrorMapping.httpError(for:), errorStyle: ErrorMapping.styled(path:_:))
     }
+
+    /// `/healthz`, `/readyz` and `/metrics` alone, on a listener of their own (`--probe-port`):
+    /// probes still get in when the main listener's connections are all taken (by slow
+    /// clients, say). Its `/metrics` are `server`'s. Few connections, and a short header
+    /// deadline: it is for an orchestrator on a private network, not for the public.
+    public static func makeProbeServer(_ dependencies: ApplicationDependencies, for server: HTTPServer, port: Int, logger: Logger) -> HTTPServer {
+        let groups = AccessGroups(identity: dependencies.identity, apiKeys: dependencies.apiKeys, rateLimiter: nil)
+        var routes = EndpointRouter()
+        HealthRoutes.register(on: &routes, groups, database: dependencies.database, metrics: server.metrics)
+        var configuration = server.configuration
+        configuration.port = port
+        (configuration.threads, configuration.workers, configuration.queueLimit) = (1, 1, 8)
+        (configuration.maxConnections, configuration.maxConnectionsPerIP) = (64, 16)
+        (configuration.connectionTimeoutSeconds, configuration.headerDeadlineSeconds) = (10, 5)
+        return HTTPServer(configuration: configuration, router: routes.router, logger: logger,
+                          errorMapper: ErrorMapping.httpError(for:), errorStyle: ErrorMapping.styled(path:_:))
+    }
 }

@@ -104,6 +104,11 @@ public enum ErrorMapping {
             return HTTPError(status: 422, code: "invalid_field", message: message)
         case AuditError.invalidIdentifier(let field):
             return HTTPError(status: 422, code: "invalid_field", message: "\(field == "user_id" ? "user" : "transaction") must not be empty or hold control characters.")
+        case let error as FaceError where error.code == .busy:
+            // Overload, refused before anything was spent: the same answer as a full worker queue.
+            let seconds = error.retryAfterSeconds ?? 1
+            return HTTPError(status: 503, code: HTTPError.serverBusy.code, message: "The server is busy analysing faces; try again in \(seconds) s.",
+                             headers: ["Retry-After": String(seconds)])
         case is FaceError:
             // Engine trouble reaching a handler (models, memory): never the client's fault.
             return HTTPError(status: 503, code: "face_engine_unavailable", message: "The face engine cannot process this now.")

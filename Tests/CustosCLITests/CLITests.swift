@@ -116,6 +116,27 @@ import FoundationNetworking
         #expect(serve.events.contains { $0["event"] as? String == "stopped" })
     }
 
+    /// With every connection of the main port taken (idle clients at `--max-connections`), the
+    /// main port turns new clients away and probes still get their answers on `--probe-port`.
+    @Test func probesAnswerOnTheirOwnPortWhenTheMainOneIsFull() throws {
+        let serve = try ServeProcess(["--dev", "--port", "0", "--probe-port", "0", "--max-connections", "4", "--threads", "1",
+                                      "--data-dir", CLI.temporaryDirectory()])
+        defer { _ = serve.terminate() }
+        let port = try #require(serve.waitForEvent("listening")?["port"] as? Int, "log: \(serve.logLines)")
+        let probePort = try #require(serve.waitForEvent("probe_listening")?["port"] as? Int, "log: \(serve.logLines)")
+        #expect(probePort != port)
+        #expect(LoopbackHTTP.status(port: port, path: "/healthz") == 200)
+
+        let idle = (0..<4).compactMap { _ in LoopbackHTTP.connect(port: port) }
+        defer { idle.forEach { close($0) } }
+        #expect(idle.count == 4)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(LoopbackHTTP.status(port: port, path: "/healthz") == nil)
+        #expect(LoopbackHTTP.status(port: probePort, path: "/healthz") == 200)
+        #expect(LoopbackHTTP.status(port: probePort, path: "/readyz") == 200)
+        #expect(LoopbackHTTP.status(port: probePort, path: "/v1/users/someone") == 404)
+    }
+
     @Test func devKeyIsKeptAcrossRestarts() throws {
         let directory = CLI.temporaryDirectory()
         var keyIDs: [String] = []

@@ -77,4 +77,54 @@ struct FaceEngineTests {
         #expect(concurrent.count == 18)
         for (index, faces) in concurrent { #expect(faces == sequential[index], "\(files[index])") }
     }
+
+    /// Overload is refused at once: with the only instance held, a request whose first analysis
+    /// would wait past the bound is `busy` with a time to retry; nothing it asked for stays
+    /// admitted; once the instance is free the same request is admitted, and the figures say so.
+    @Test func admissionRefusesWorkThatWouldWaitPastTheBound() throws {
+        let files = try FaceModelFiles.locate(searchFrom: [SharedData.packageRoot])
+        let engine = try FaceEngine(configuration: FaceEngineConfiguration(models: files, poolSize: 1, use68PointLandmarks: false,
+                                                                           useCNNDetector: false, maximumQueueWait: 0.01))
+        // Idle: nothing ahead, admitted whatever the request's size.
+        let first = try engine.admit(calls: 40)
+        #expect(engine.queueStatistics?.admitted == 40)
+        first.end()
+        first.end()   // twice is harmless
+        #expect(engine.queueStatistics?.admitted == 0)
+
+        let holding = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            engine.withWorker { _ in
+                holding.signal()
+                release.wait()
+            }
+            done.signal()
+        }
+        holding.wait()
+        #expect(engine.queueStatistics?.busy == 1)
+        do {
+            _ = try engine.admit(calls: 16)
+            Issue.record("expected busy with the only instance held")
+        } catch {
+            #expect(error.code == .busy)
+            #expect((error.retryAfterSeconds ?? 0) >= 1)
+        }
+        let refused = try #require(engine.queueStatistics)
+        #expect(refused.refused == 1 && refused.admitted == 0 && refused.expectedWaitSeconds > 0.01)
+        release.signal()
+        done.wait()
+        let admitted = try engine.admit(calls: 16)
+        defer { admitted.end() }
+        #expect(try engine.analyze(try Fixtures.data("identities/Barack_Obama/obama.jpg"), options: .selfie).count == 1)
+        let after = try #require(engine.queueStatistics)
+        #expect(after.busy == 0 && after.waiting == 0 && after.refused == 1 && after.waits == 2)
+    }
+
+    /// Without a bound (the default) nothing is refused, however much is ahead.
+    @Test func noBoundAdmitsEverything() throws {
+        let engine = try Fixtures.engine()
+        let admissions = try (0..<50).map { _ in try engine.admit(calls: 100) }
+        #expect(engine.queueStatistics?.refused == 0)
+        for admission in admissions { admission.end() }
+    }
 }

@@ -191,6 +191,33 @@ private struct Boom: Error {}
         #expect(hungUp || slow.isClosedByPeer())
     }
 
+    /// Headers trickled past the header deadline are cut off, however regular their lines:
+    /// libmicrohttpd's idle timeout never fires for a client sending a line a second, and the
+    /// request deadline covers bodies only. A request whose handler runs past the bound is
+    /// not a slow client and is answered.
+    @Test func headersStillArrivingAfterTheDeadlineAreCutOff() throws {
+        var configuration = HTTPServerConfiguration(port: 0, threads: 2)
+        configuration.headerDeadlineSeconds = 1
+        let server = try TestServer(configuration: configuration) { router in
+            router.get("/slow") { _ in Thread.sleep(forTimeInterval: 2.5); return .text("done") }
+        }
+        defer { server.stop() }
+        let prompt = try server.client()
+        #expect(try prompt.request("GET", "/slow").status == 200)
+
+        let slow = try server.client()
+        try slow.send(Data("GET /slow HTTP/1.1\r\nHost: x\r\n".utf8))
+        // A header line every 0.2 s, far below the idle timeout, for at least 18 s: far past
+        // the 1 s deadline, so only the deadline can end it.
+        var hungUp = false
+        for _ in 0..<90 {
+            Thread.sleep(forTimeInterval: 0.2)
+            do { try slow.send(Data("X-Filler: a\r\n".utf8)) } catch { hungUp = true; break }
+        }
+        #expect(hungUp || slow.isClosedByPeer())
+        #expect(server.log.lines.contains { $0.contains("header_deadline") })
+    }
+
     /// Uploads being received hold memory from a budget, reserved on their headers before
     /// their body is buffered: past one client's share the next is 429, past everyone's 503,
     /// and the memory comes back when a request ends.

@@ -74,12 +74,12 @@ struct LiveServer {
     /// What signed IDV results say they come from and are for.
     static let verdictSigning = VerdictSigning(issuer: "https://custos.test", audience: "bank-backend")
 
-    /// With `idv`, server biometrics run on the shared face engine (see `FaceFixture`). Tests
+    /// With `idv`, server biometrics run on the shared face engine (see `FaceFixture`), or on `faces`. Tests
     /// read the app's answer with its evidence (`resultDetailToApp`) unless `resultDetail` is false.
     /// The wiring is the executable's, with a cheap Argon2id cost and a clock the test moves.
     init(store: SQLStore, policy: IdentityPolicy = IdentityPolicy(), idv idvPolicy: IDVPolicy? = nil,
          masterKey: MasterKey = LiveServer.masterKey, resultDetail: Bool = true, auditStore: (any AuditStore)? = nil,
-         rateLimiter: RateLimiter? = nil, webhooks: Bool = false, workers: Int? = nil,
+         rateLimiter: RateLimiter? = nil, webhooks: Bool = false, workers: Int? = nil, faces: (any FaceAnalyzer)? = nil,
          configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         self.store = store
         var configuration = ServerConfiguration()
@@ -104,7 +104,7 @@ struct LiveServer {
         clock = TestClock()
         let services = try ApplicationFactory.services(
             configuration, store: store, masterKeys: MasterKeys(primary: masterKey),
-            parts: RuntimeParts(clock: clock, faces: idvPolicy == nil ? nil : try FaceFixture.engine(), auditStore: auditStore))
+            parts: RuntimeParts(clock: clock, faces: idvPolicy == nil ? nil : try faces ?? FaceFixture.engine(), auditStore: auditStore))
         (identity, apiKeys, idv, signer) = (services.identity, services.apiKeys, services.idv, services.signer)
         (relyingPartyKey, relyingPartySecret) = try services.apiKeys.create(scope: .rp, label: "relying party", actor: "test")
         (notifications, webhookSigner, oidc) = (services.notifications, services.webhookSigner, services.oidc)

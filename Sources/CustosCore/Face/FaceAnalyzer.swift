@@ -18,6 +18,15 @@ public protocol FaceAnalyzer: Sendable {
     /// `analyze`, plus the whole frame's fingerprint from the same decoding (nil where the
     /// analyzer cannot compute one).
     func analyzeFrame(_ imageData: Data, options: FaceOptions) throws(FaceError) -> (faces: [Face], fingerprint: FrameFingerprint?)
+
+    /// Admits a request that is about to ask for `calls` analyses, or throws `FaceError`
+    /// `busy` (with `retryAfterSeconds`) when the analyses already admitted or waiting would
+    /// keep its first one from starting within the analyzer's bound: overload is refused at
+    /// once instead of answered late. End the admission when the request's analyses are done.
+    func admit(calls: Int) throws(FaceError) -> FaceAdmission
+
+    /// The queue's figures; nil for an analyzer without one.
+    var queueStatistics: FaceQueueStatistics? { get }
 }
 
 extension FaceAnalyzer {
@@ -28,4 +37,8 @@ extension FaceAnalyzer {
     }
 
     public func distance(_ a: FaceDescriptor, _ b: FaceDescriptor) -> Double { a.distance(to: b) }
+
+    public func admit(calls: Int) throws(FaceError) -> FaceAdmission { FaceAdmission() }
+
+    public var queueStatistics: FaceQueueStatistics? { nil }
 }

@@ -35,14 +35,31 @@ public struct FaceError: Error, Sendable, Equatable, CustomStringConvertible {
         case outOfMemory = "out_of_memory"
         /// Anything else inside the engine.
         case engineFailure = "engine_failure"
+        /// The work already waiting would keep a new request from starting within the
+        /// engine's bound: retry after `retryAfterSeconds`.
+        case busy = "busy"
     }
 
     public let code: Code
     public let message: String
+    /// With `busy`: when the queue is expected to have room.
+    public let retryAfterSeconds: Int?
 
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+        retryAfterSeconds = nil
+    }
+
+    /// `busy`, to be retried in `seconds` (at least 1).
+    public static func busy(retryAfter seconds: Int) -> FaceError {
+        FaceError(busyFor: max(1, seconds))
+    }
+
+    private init(busyFor seconds: Int) {
+        code = .busy
+        message = "The face engine is busy; try again in \(seconds) s."
+        retryAfterSeconds = seconds
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

@@ -31,6 +31,8 @@ extension IDVService {
             throw IDVError.invalidInput(field: "back_image", reason: "is empty; leave it out when the document has no back")
         }
         let images = try [checkedDocument(front, side: .front)] + (back.map { [try checkedDocument($0, side: .back)] } ?? [])
+        let admission = try faces.admit(calls: images.count)
+        defer { admission.end() }
         return try judge(transaction, now: now, assess: { try assessDocument($0, images) }) { transaction, result in
             guard result.decision == .matched || result.decision == .notMatched else { return }
             let expiresAt = now.addingTimeInterval(policy.documentRetention)

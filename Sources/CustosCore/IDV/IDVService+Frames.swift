@@ -17,6 +17,10 @@ extension IDVService {
             throw IDVError.transactionState(transaction.state)
         }
         try checkFrames(frames)
+        // Refused before anything is spent (nonce, attempt) when the face engine could not start
+        // on these frames soon: overload answers at once, to be retried.
+        let admission = try faces.admit(calls: frames.count)
+        defer { admission.end() }
         // Before the nonce is spent: a device the password alone bound spends only its own tries.
         let holder = try identity.biometricAttemptHolder(deviceID: deviceID, workflow: transaction.workflow)
         if transaction.workflow == .kyc {

@@ -55,6 +55,9 @@ public final class IDVService: Sendable {
         self.verdictSigning = verdictSigning
     }
 
+    /// The face engine's queue (nil for an analyzer without one), for `/metrics`.
+    public var faceQueue: FaceQueueStatistics? { faces.queueStatistics }
+
     /// 100 when the user has a template, 600 when not.
     public func templateStatus(userID: String) throws -> TemplateStatus {
         TemplateStatus(userID: userID, exists: try store.template(userID: userID) != nil,

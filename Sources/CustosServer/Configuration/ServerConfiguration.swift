@@ -46,6 +46,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var idvAudience = "custos"
     /// Face engine instances; nil: one per core.
     public var faceWorkers: Int?
+    /// The longest a request may expect to wait for the face engine before 503 `server_busy`.
+    public var faceQueueSeconds = 10
+    /// A second port answering only `/healthz`, `/readyz` and `/metrics` (nil: none).
+    public var probePort: Int?
     /// Days between password logins with `password_at_login=periodic`.
     var passwordPeriodicDays = 7
 

@@ -16,6 +16,7 @@ extension Setting {
     public static let masterKey = Setting.text("master_key", help: "master key, 32 bytes in base64 (prefer master_key_file)", secret: true) { $0.masterKey = $1 }
     public static let masterKeyFile = Setting.text("master_key_file", help: "file holding the base64 master key") { $0.masterKeyFile = $1 }
     public static let previousMasterKeyFile = Setting.text("previous_master_key_file", help: "during a master key rotation: file holding the previous master key, which still opens what it sealed") { $0.previousMasterKeyFile = $1 }
+    public static let probePort = Setting.integer("probe_port", 0...65535, help: "a second port that answers only /healthz, /readyz and /metrics, for probes when the main one is saturated; 0 picks a free one (default: none)") { $0.probePort = $1 }
     public static let threads = Setting.integer("threads", 1...1024, help: "HTTP event-loop threads (default cores x 2)") { $0.http.threads = $1 }
     public static let workers = Setting.integer("workers", 1...1024, help: "threads that run request handlers (default cores x 2)") { $0.http.workers = $1 }
     public static let queueLimit = Setting.integer("queue_limit", 0...100_000, help: "requests that may wait for a worker before 503 server_busy (default 128)") { $0.http.queueLimit = $1 }
@@ -61,6 +62,8 @@ extension Setting {
 
     public static let idv = Setting.boolean("idv", help: "server biometrics (needs the face models; default true)") { $0.idvEnabled = $1 }
     public static let faceWorkers = Setting.integer("face_workers", 1...256, help: "face engine instances, each analysing one image at a time (default: cores)") { $0.faceWorkers = $1 }
+    public static let headerDeadline = Setting.integer("header_deadline", 1...3600, help: "seconds in which a request's headers must arrive, from the connection's opening or its previous answer; a slower client is cut off (default 30)") { $0.http.headerDeadlineSeconds = $1 }
+    public static let faceQueueSeconds = Setting.integer("face_queue_seconds", 1...3600, help: "the longest a selfie or document may expect to wait for the face engine before 503 server_busy (default 10)") { $0.faceQueueSeconds = $1 }
     public static let matchThreshold = Setting.decimal("match_threshold", 0.05...1.5, help: "face descriptor distance at or below which faces match (default: the calibrated value)") { $0.idv.matchThreshold = $1 }
     /// One action alone makes one-action challenges (no action twice in a row).
     public static let livenessActions = Setting.text("liveness_actions", help: "actions a challenge draws from, comma-separated: blink, turn_left, turn_right, open_mouth (default: blink, turn_left, turn_right)", parse: livenessActionList) {
@@ -104,11 +107,11 @@ extension Setting {
     /// them, which is also the order they are applied in (`liveness_actions` before
     /// `liveness_actions_per_challenge`, so an explicit count wins).
     public static let all: [Setting] = [
-        .host, .port, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .workers, .queueLimit, .maxBodyBytes, .uploadMemoryMiB, .uploadMemoryPerClientMiB, .maxJSONBodyBytes,
-        .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .requestDeadline, .trustedProxies, .rateLimitPerIP, .rateLimitPerUser, .shutdownGrace, .logLevel, .sqliteSynchronous,
+        .host, .port, .probePort, .dataDir, .databaseURL, .config, .dev, .masterKey, .masterKeyFile, .previousMasterKeyFile, .threads, .workers, .queueLimit, .maxBodyBytes, .uploadMemoryMiB, .uploadMemoryPerClientMiB, .maxJSONBodyBytes,
+        .connectionTimeout, .maxConnections, .maxConnectionsPerIP, .requestDeadline, .headerDeadline, .trustedProxies, .rateLimitPerIP, .rateLimitPerUser, .shutdownGrace, .logLevel, .sqliteSynchronous,
         .databasePoolSize, .maxAttempts, .attemptLeaseSeconds, .lockoutSeconds, .passwordAtLogin, .passwordPeriodicDays, .passwordMaxAgeDays,
         .passwordMinLength, .sessionIdleMinutes, .sessionLifetimeHours, .argon2MemoryKiB, .argon2Iterations,
-        .idv, .faceWorkers, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessPause, .livenessMinFaceWidth, .livenessMaxFrames,
+        .idv, .faceWorkers, .faceQueueSeconds, .matchThreshold, .livenessActions, .livenessActionsPerChallenge, .livenessPause, .livenessMinFaceWidth, .livenessMaxFrames,
         .enrollment, .reenrollmentWindow, .takeMemoryDays, .documentRetentionDays, .issuer, .idvAudience, .idvResultDetail,
         .notifyMaxPendingPerUser, .notifyMaxPendingPerKey, .notifyAppDefinedLevel, .webhookTimeout, .webhookConnectTimeout,
         .webhookMaxAttempts, .webhookBackoff, .webhookAllowPrivate, .notifyRetentionDays, .cibaInterval,

@@ -13,11 +13,13 @@ export const state = {
 
 /** An error answer of the API ({"error":{"code","message"}}) or of the network. */
 export class ApiError extends Error {
-  constructor(status, code, message, body) {
+  constructor(status, code, message, body, retryAfter = null) {
     super(message);
     this.status = status;
     this.code = code;
     this.body = body;
+    /** Seconds the server asked to wait (Retry-After of a 503 server_busy or a 429), or null. */
+    this.retryAfter = retryAfter;
   }
 }
 
@@ -58,8 +60,13 @@ export async function api(endpoint, { params = [], query = null, body, auth = nu
     if (response.status === 401 && auth === "session" && detail && detail.code === "invalid_session") {
       endSession("Your session ended. Sign in again.");
     }
-    throw new ApiError(response.status, detail?.code ?? "http_" + response.status,
-      detail?.message ?? `The server answered ${response.status}.`, answer);
+    const retryAfter = Number.parseInt(response.headers.get("Retry-After") ?? "", 10);
+    const wait = Number.isFinite(retryAfter) ? retryAfter : null;
+    // A busy server refuses at once: say so in plain words instead of leaving the user waiting.
+    const message = response.status === 503 && detail?.code === "server_busy"
+      ? `The service is busy right now. Try again in ${wait ?? "a few"} seconds.`
+      : detail?.message ?? `The server answered ${response.status}.`;
+    throw new ApiError(response.status, detail?.code ?? "http_" + response.status, message, answer, wait);
   }
   return answer;
 }

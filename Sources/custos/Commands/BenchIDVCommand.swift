@@ -37,7 +37,7 @@ enum BenchIDVCommand {
         let admin = try ClientOptions.adminClient(arguments)
         let server = try ClientOptions.serverURL(arguments)
 
-        let latencies = try await BenchAccounts.withKeyDirectory { keys in
+        let (latencies, refusals) = try await BenchAccounts.withKeyDirectory { keys in
             let accounts = try await BenchAccounts.provision(concurrency, prefix: "bench-idv", admin: admin, server: server,
                                                              password: "bench password 123", keys: keys)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -48,13 +48,17 @@ enum BenchIDVCommand {
             }
             let takes = try shiftedTakes(authFrames, count: min(288, 8 * seconds))
             let deadline = Date().addingTimeInterval(Double(seconds))
-            return try await withThrowingTaskGroup(of: [Double].self) { group in
+            return try await withThrowingTaskGroup(of: Rounds.self) { group in
                 for (index, account) in accounts.enumerated() {
                     group.addTask {
                         try await authentications(account.client, frames: authFrames, takes: takes, fps: fps, tag: "\(index)", until: deadline)
                     }
                 }
-                return try await group.reduce(into: [Double]()) { $0 += $1 }.sorted()
+                let all = try await group.reduce(into: Rounds()) { all, one in
+                    all.matched += one.matched
+                    all.refused += one.refused
+                }
+                return (all.matched.sorted(), all.refused.sorted())
             }
         }
         guard !latencies.isEmpty else { throw CommandFailure("no authentication completed") }
@@ -62,13 +66,41 @@ enum BenchIDVCommand {
         Console.out(String(format: "server biometric authentications (%d frames %dx%d): %d in %ds, %.2f/s, whole flow p50 %.1f ms, p95 %.1f ms (concurrency %d)",
                            authFrames.count, size[0], size[1], latencies.count, seconds, Double(latencies.count) / Double(seconds),
                            percentile(0.5), percentile(0.95), concurrency))
+        if !refusals.isEmpty {
+            Console.out(String(format: "refused busy (503 server_busy, retried after Retry-After): %d, whole flow to the refusal p50 %.1f ms, max %.1f ms",
+                               refusals.count, BenchAccounts.percentile(refusals, 0.5), refusals.last ?? 0))
+        }
         return .ok
+    }
+
+    /// Whole-flow milliseconds of the rounds matched, and of those the server refused as busy.
+    private struct Rounds: Sendable {
+        var matched: [Double] = []
+        var refused: [Double] = []
+    }
+
+    /// Runs `flow` again, after the server's `Retry-After`, while the server answers 503
+    /// `server_busy`; the milliseconds each refusal took go to `refusals`.
+    private static func retryingWhenBusy<T>(_ refusals: inout [Double], _ flow: () async throws -> T) async throws -> T {
+        while true {
+            let start = DispatchTime.now().uptimeNanoseconds
+            do {
+                return try await flow()
+            } catch let error as CustosError where error.code == "server_busy" {
+                refusals.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                guard refusals.count < 1000 else { throw error }
+                try await Task.sleep(for: .seconds(error.retryAfterSeconds ?? 1))
+            }
+        }
     }
 
     /// The user's face template, from the opt-in frames.
     private static func optIn(_ account: BenchAccounts.Account, frames: [Data], fps: Double) async throws {
-        let enrolled = try await account.client.initiateIDVBiometricOptIn(
-            consentVersion: "bench", frameSource: MemoryFrames(frames: frames, framesPerSecond: fps, tag: account.userID, pace: true))
+        var refusals: [Double] = []
+        let enrolled = try await retryingWhenBusy(&refusals) {
+            try await account.client.initiateIDVBiometricOptIn(
+                consentVersion: "bench", frameSource: MemoryFrames(frames: frames, framesPerSecond: fps, tag: account.userID, pace: true))
+        }
         guard enrolled.templateCreated else {
             throw CommandFailure("the opt-in of \(account.userID) answered \(enrolled.statusCode) "
                                  + "\(enrolled.biometricResult?.displayText ?? "") \(enrolled.biometricResult?.livenessReason ?? "")")
@@ -79,8 +111,8 @@ enum BenchIDVCommand {
     /// `takes` holds the first rounds' frames, made before the measurement (each user's server-side
     /// take memory is its own, so users share them); later rounds make theirs between rounds.
     private static func authentications(_ client: CustosClient, frames: [Data], takes: [[Data]], fps: Double, tag: String,
-                                        until deadline: Date) async throws -> [Double] {
-        var samples: [Double] = []
+                                        until deadline: Date) async throws -> Rounds {
+        var rounds = Rounds()
         var round = 0
         while Date() < deadline {
             round += 1
@@ -89,14 +121,21 @@ enum BenchIDVCommand {
             let take = round <= takes.count ? takes[round - 1] : try shifted(frames, round: round)
             let source = MemoryFrames(frames: take, framesPerSecond: fps, tag: "\(tag)-\(round)", pace: false)
             let start = DispatchTime.now().uptimeNanoseconds
-            let result = try await client.initiateIDVServerBiometricAuthentication(reason: "bench", frameSource: source)
+            let result: IDVResultResponse
+            do {
+                result = try await client.initiateIDVServerBiometricAuthentication(reason: "bench", frameSource: source)
+            } catch let error as CustosError where error.code == "server_busy" {
+                rounds.refused.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+                try await Task.sleep(for: .seconds(error.retryAfterSeconds ?? 1))
+                continue
+            }
             guard result.biometricResult?.displayText == .matched else {
                 throw CommandFailure("authentication answered \(result.statusCode) \(result.biometricResult?.displayText ?? "") "
                                      + "\(result.biometricResult?.livenessReason ?? "")")
             }
-            samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
+            rounds.matched.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
-        return samples
+        return rounds
     }
 
     private static func jpegs(in path: String) throws -> [Data] {

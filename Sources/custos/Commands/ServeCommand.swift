@@ -84,15 +84,19 @@ enum ServeCommand {
         let masterKey = masterKeys.primary
         let store = try MasterKeyLoader.openStore(configuration, checking: masterKeys)
         let server: HTTPServer
+        var probe: HTTPServer?
         let services: RuntimeServices
         let rateLimiter: RateLimiter
         do {
             services = try ApplicationFactory.services(configuration, store: store, masterKeys: masterKeys)
             rateLimiter = services.rateLimiter(configuration, store: store)
-            server = CustosApplication.makeServer(services.dependencies(database: store, rateLimiter: rateLimiter,
-                                                                        webApp: web),
-                                                  configuration: configuration.http, logger: logger)
+            let dependencies = services.dependencies(database: store, rateLimiter: rateLimiter, webApp: web)
+            server = CustosApplication.makeServer(dependencies, configuration: configuration.http, logger: logger)
             try server.start()
+            if let port = configuration.probePort {
+                probe = CustosApplication.makeProbeServer(dependencies, for: server, port: port, logger: logger)
+                do { try probe?.start() } catch { server.stop(); throw error }
+            }
         } catch {
             store.close()
             throw error
@@ -101,11 +105,17 @@ enum ServeCommand {
         let housekeeping = services.startHousekeeping(store: store, configuration: configuration, rateLimiter: rateLimiter, logger: logger)
         let webhooks = services.startWebhooks(store: store, configuration: configuration, logger: logger)
         server.metrics.include { webhooks.renderMetrics() }
+        if let idv = services.idv, idv.faceQueue != nil {
+            server.metrics.include { idv.faceQueue.map(FaceQueueMetrics.render) ?? "" }
+        }
         logger.info("listening", ["host": .string(configuration.http.host), "port": .int(server.port ?? configuration.http.port),
                                   "database": .string(StoreFactory.describe(configuration)),
                                   "threads": .int(configuration.http.threads),
                                   // Which matrix kernels the face networks run on (BLASKernels).
                                   "blas": .string(BLASKernels.current ?? "not OpenBLAS")])
+        if let port = probe?.port {
+            logger.info("probe_listening", ["host": .string(configuration.http.host), "port": .int(port)])
+        }
         if web != nil {
             // Where a person opens the app (the issuer: passkeys need its host, not an IP address).
             let base = configuration.issuer ?? "http://\(configuration.http.host):\(server.port ?? configuration.http.port)"
@@ -129,6 +139,8 @@ enum ServeCommand {
         logger.info("shutting_down", ["signal": .string(signal)])
         housekeeping.stop()
         webhooks.stop()
+        // Probes see the node going first.
+        probe?.stop()
         server.stop()
         store.close()
         logger.info("stopped")

@@ -1,0 +1,86 @@
+import CustosAPI
+import CustosCore
+import CustosSDK
+import CustosServer
+import Foundation
+import Synchronization
+import Testing
+
+/// The shared face engine, refusing admission while a test says it is busy (as `FaceEngine`
+/// does when its queue would keep a request waiting past `--face-queue-seconds`).
+final class BusyFaces: FaceAnalyzer {
+    private let engine: any FaceAnalyzer
+    private let busyFor = Mutex<Int?>(nil)
+    let refused = Mutex(0)
+
+    init(_ engine: any FaceAnalyzer) { self.engine = engine }
+
+    func refusing(retryAfter seconds: Int?) { busyFor.withLock { $0 = seconds } }
+
+    func admit(calls: Int) throws(FaceError) -> FaceAdmission {
+        if let seconds = busyFor.withLock({ $0 }) {
+            refused.withLock { $0 += 1 }
+            throw .busy(retryAfter: seconds)
+        }
+        return try engine.admit(calls: calls)
+    }
+
+    func analyze(_ imageData: Data, options: FaceOptions) throws(FaceError) -> [Face] { try engine.analyze(imageData, options: options) }
+    func analyzeFrame(_ imageData: Data, options: FaceOptions) throws(FaceError) -> (faces: [Face], fingerprint: FrameFingerprint?) {
+        try engine.analyzeFrame(imageData, options: options)
+    }
+    func declaredSize(of imageData: Data) -> (width: Int, height: Int)? { engine.declaredSize(of: imageData) }
+    var queueStatistics: FaceQueueStatistics? { engine.queueStatistics }
+}
+
+/// Overload is refused early, not answered late: a selfie the face engine could not start on
+/// within its bound gets 503 `server_busy` with `Retry-After` at once, and spends nothing (not
+/// the challenge's nonce, not an attempt), so the same upload succeeds once the queue drains.
+@Suite(needsFaces) struct FaceOverloadTests {
+    @Test(arguments: StoreKind.available)
+    func aBusyFaceEngineRefusesAtOnceAndSpendsNothing(kind: StoreKind) async throws {
+        let faces = BusyFaces(try FaceFixture.engine())
+        let live = try LiveServer(store: LiveServer.store(kind), idv: IDVPolicies.only(.blink), faces: faces)
+        defer { live.stop() }
+        let (client, userID) = try await live.enrolledUser()
+        let bearer = try #require(client.session.sessionToken)
+        let take = try FaceFixture.frames("blink_selfie", 38...50)
+        faces.refusing(retryAfter: 7)
+
+        // The SDK reports the server's words and when to retry.
+        do {
+            _ = try await client.initiateIDVServerBiometricAuthentication(
+                reason: "Busy", frameSource: RecordedFrames(frames: take, framesPerSecond: FaceFixture.framesPerSecond("blink_selfie"), clock: live.clock))
+            Issue.record("expected server_busy")
+        } catch let error as CustosError {
+            #expect(error.code == "server_busy" && error.httpStatus == 503 && error.retryAfterSeconds == 7, "\(error)")
+            #expect(error.message.contains("busy"))
+        }
+
+        // The raw upload: refused, then the very same body (same nonce) is judged once there is room.
+        // (Its new challenge supersedes the SDK's, which was out: that one costs an attempt, as a
+        // cancel does; the refused upload itself costs none.)
+        let api = RawAPI(base: live.baseURL)
+        let challenge = try await api.challenge(bearer: bearer)
+        let attemptsBefore = try live.identity.attemptsLeft(userID: userID, factor: .biometric)
+        #expect(attemptsBefore == 4)
+        let path = "/v1/idv/transactions/\(challenge.idvAuditTransactionID)/frames"
+        let body = IDVFramesRequest(nonce: challenge.nonce,
+                                    frames: uploads(take, framesPerSecond: FaceFixture.framesPerSecond("blink_selfie")))
+        live.clock.advance(by: 2)
+        let (status, refused) = try await api.postRaw(path, body, bearer: bearer)
+        #expect(status == 503 && refused.error.code == "server_busy", "\(status) \(refused.error.code)")
+        #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == attemptsBefore)
+        #expect(faces.refused.withLock { $0 } == 2)
+
+        faces.refusing(retryAfter: nil)
+        let result: IDVResultResponse = try await api.post(path, body, bearer: bearer)
+        #expect(result.biometricResult?.displayText == "MATCHED", "\(String(describing: result.biometricResult))")
+        #expect(result.attemptsLeft == 5)
+        // What /metrics shows of the engine's queue.
+        let metrics = FaceQueueMetrics.render(try #require(live.idv?.faceQueue))
+        for name in ["custos_face_queue_depth", "custos_face_workers_busy", "custos_face_queue_wait_seconds_count", "custos_face_busy_refusals_total"] {
+            #expect(metrics.contains("\n\(name) "), "\(name) missing")
+        }
+    }
+}
