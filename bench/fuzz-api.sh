@@ -7,7 +7,8 @@
 # made and the failures; exits 1 when there are failures. Builds nothing: it runs the release binary.
 # Environment: EXAMPLES (100 generated requests per operation), SEED (random; the summary prints it), PHASES
 # (examples,coverage,fuzzing,stateful), OPERATIONS (operationIds, comma-separated; default all),
-# IDV (false; true serves with server biometrics, which needs the face models),
+# CHECKS (schemathesis check names, comma-separated; default the five of api_fuzz.py, e.g.
+# positive_data_acceptance,status_code_conformance), IDV (false; true serves with server biometrics, which needs the face models),
 # CUSTOS_BIN (.build/release/custos). On PostgreSQL: CUSTOS_BENCH_STORE=postgresql scripts/with-postgres.sh bench/fuzz-api.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,7 +31,7 @@ import json, os, sys
 env = os.environ
 config = {"base_url": env["URL"], "admin_key": env["ADMIN_KEY"], "rp_key": env["RP_KEY"], "openapi": "openapi.yaml",
           "max_examples": int(env["EXAMPLES"]), "seed": int(env["SEED"])}
-for name in ("PHASES", "OPERATIONS"):
+for name in ("PHASES", "OPERATIONS", "CHECKS"):
     if env.get(name):
         config[name.lower()] = env[name].split(",")
 with open(sys.argv[1], "w") as handle:
