@@ -83,4 +83,34 @@ final class BusyFaces: FaceAnalyzer {
             #expect(metrics.contains("\n\(name) "), "\(name) missing")
         }
     }
+
+    /// Two nodes sharing PostgreSQL: an upload refused by a busy node spent nothing the other
+    /// node sees (not the nonce, not an attempt), and the other node judges the very same body.
+    @Test(.enabled(if: StoreKind.available.contains(.postgresql)))
+    func anUploadABusyNodeRefusedIsJudgedOnTheOther() async throws {
+        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased().prefix(16)
+        let faces = BusyFaces(try FaceFixture.engine())
+        let busy = try LiveServer(store: LiveServer.store(.postgresql, schema: String(schema)), idv: IDVPolicies.only(.blink), faces: faces)
+        let other = try LiveServer(store: LiveServer.store(.postgresql, schema: String(schema)), idv: IDVPolicies.only(.blink))
+        defer { busy.stop(); other.stop() }
+        let (client, userID) = try await busy.enrolledUser()
+        let bearer = try #require(client.session.sessionToken)
+        let take = try FaceFixture.frames("blink_selfie", 38...50)
+        faces.refusing(retryAfter: 3)
+
+        let challenge = try await RawAPI(base: busy.baseURL).challenge(bearer: bearer)
+        let attempts = try busy.identity.attemptsLeft(userID: userID, factor: .biometric)
+        let path = "/v1/idv/transactions/\(challenge.idvAuditTransactionID)/frames"
+        let body = IDVFramesRequest(nonce: challenge.nonce,
+                                    frames: uploads(take, framesPerSecond: FaceFixture.framesPerSecond("blink_selfie")))
+        busy.clock.advance(by: 2)
+        other.clock.advance(by: 2)
+        let (status, refused) = try await RawAPI(base: busy.baseURL).postRaw(path, body, bearer: bearer)
+        #expect(status == 503 && refused.error.code == "server_busy", "\(status) \(refused.error.code)")
+        #expect(try other.identity.attemptsLeft(userID: userID, factor: .biometric) == attempts)
+
+        let result: IDVResultResponse = try await RawAPI(base: other.baseURL).post(path, body, bearer: bearer)
+        #expect(result.biometricResult?.displayText == "MATCHED", "\(String(describing: result.biometricResult))")
+        #expect(faces.refused.withLock { $0 } == 1)
+    }
 }
