@@ -46,6 +46,9 @@ import Testing
         #expect(policy.passwordProblem(String(repeating: "x", count: 129), userID: "alice") != nil)
         #expect(policy.passwordProblem("Alice.Smith", userID: "alice.smith") == "it must not be the user id")
         #expect(policy.passwordProblem("a good password", userID: "alice") == nil)
+        // Code points, not what a reader sees: seven letters and a combining accent are eight.
+        #expect(policy.passwordProblem("passwor\u{301}", userID: "alice") == nil)
+        #expect(policy.passwordProblem("passwo\u{301}", userID: "alice") != nil)
     }
 
     @Test func lockedUntil() {

@@ -87,9 +87,10 @@ public struct IdentityPolicy: Sendable, Equatable {
         return now.timeIntervalSince(changed) >= maximumAge
     }
 
-    /// Nil when `password` is acceptable for `userID`, else the reason.
+    /// Nil when `password` is acceptable for `userID`, else the reason. Its length is counted in
+    /// Unicode code points, as NIST SP 800-63B §5.1.1.2 asks and `openapi.yaml`'s lengths count.
     public func passwordProblem(_ password: String, userID: String) -> String? {
-        let length = password.count
+        let length = password.unicodeScalars.count
         if length < passwordMinimumLength { return "it must have at least \(passwordMinimumLength) characters" }
         if length > passwordMaximumLength { return "it must have at most \(passwordMaximumLength) characters" }
         if password.lowercased() == userID.lowercased() { return "it must not be the user id" }
