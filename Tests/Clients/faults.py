@@ -4,7 +4,7 @@
 Usage: faults.py [--binary PATH] [--short] [--rounds N] [--duration SECONDS] [--scenarios LIST] [--stores LIST] [--seed N]
 
 Scenarios (`--scenarios`, comma-separated; default kill,leaked-attempts,pg-outage,disk-full,read-only;
-receivers and uploads run only when named):
+receivers, uploads and slow-clients run only when named):
 
   kill       Concurrent clients write (users created with an rp key, activations, device logins,
              logouts, notifications sent with a callback and answered at levels 0, 1 and 3, OpenID
@@ -57,6 +57,13 @@ receivers and uploads run only when named):
              failing and closing get all once recovered (90 s at most); no id POSTed more than
              --webhook-max-attempts (8) times, none again after a 2xx; /metrics shows
              custos_webhook_circuit_openings_total > 0 on a node.
+  slow-clients Opt-in, not in the default list: 1,000 connections from 50 loopback addresses
+             send a request line, then a header line a second and never the end of the headers,
+             on a server with --max-connections 1000, --header-deadline 10 and --probe-port (SQLite).
+             Prints what the main port's /healthz answers meanwhile, when the server cut them (p50,
+             max) and the probes' answers. Checks: every /healthz and /readyz on the probe port
+             answered 200 (once a second each); every trickler cut within 10 s + 3 s; the main
+             port answers again; a clean stop.
   uploads    Opt-in, not in the default list: memory under 250 concurrent uploads of about 6 MB
              (POST /v1/idv/transactions/{id}/frames, frames that are not JPEGs, server biometrics
              on, rate limits off), from 2 loopback source addresses (each address's 32 MiB upload
@@ -94,6 +101,7 @@ from faults_lib.options import options_from
 from faults_lib.pg_outage import pg_outage_scenario
 from faults_lib.postgres import Postgres
 from faults_lib.receivers import receivers_scenario
+from faults_lib.slow_clients import slow_clients_scenario
 from faults_lib.report import Report, log
 from faults_lib.uploads import uploads_scenario
 
@@ -141,6 +149,8 @@ def main(arguments) -> int:
             # Two nodes on PostgreSQL where there is one, else one SQLite node.
             on_postgres = postgres.available and "postgresql" in options.stores
             receivers_scenario(options, report, postgres if on_postgres else None)
+        if "slow-clients" in options.scenarios:
+            slow_clients_scenario(options, report)
         if "uploads" in options.scenarios:
             for store in options.stores:
                 if store == "postgresql" and not postgres.available:

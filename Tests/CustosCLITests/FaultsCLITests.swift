@@ -62,6 +62,15 @@ struct FaultsCLITests {
         }
     }
 
+    /// 1,000 connections trickling header lines hold every connection of the main port: the
+    /// probe port answers throughout, and the header deadline cuts every one of them.
+    @Test(.timeLimit(.minutes(5)))
+    func tricklingClientsAreCutAndProbesKeepAWayIn() throws {
+        let output = try Self.runShort("slow-clients", stores: "sqlite")
+        #expect(output.contains("PASS slow-clients: probes answer while every connection is taken"), "\(output)")
+        #expect(output.contains("PASS slow-clients: trickling connections are cut at the header deadline"), "\(output)")
+    }
+
     /// Needs mounts (root): where this environment cannot mount, faults.py says so and skips.
     @Test(.timeLimit(.minutes(5)))
     func aFullOrReadOnlyDiskAnswersClearErrorsAndCorruptsNothing() throws {

@@ -34,7 +34,7 @@ def options_from(arguments, description: str) -> argparse.Namespace:
     options.scenarios = [s.strip() for s in options.scenarios.split(",") if s.strip()]
     options.stores = [s.strip() for s in options.stores.split(",") if s.strip()]
     unknown = set(options.scenarios) - {"kill", "leaked-attempts", "pg-outage", "pg-freeze", "disk-full", "read-only",
-                                         "receivers", "uploads"}
+                                         "receivers", "uploads", "slow-clients"}
     if unknown or set(options.stores) - {"sqlite", "postgresql"}:
         parser.error(f"unknown scenario or store: {sorted(unknown | (set(options.stores) - {'sqlite', 'postgresql'}))}")
     return options
