@@ -62,15 +62,20 @@ public final class FaceEngine: FaceAnalyzer, @unchecked Sendable {
         // The next ticket may find another worker idle.
         condition.broadcast()
         condition.unlock()
+        var analysed = false
         defer {
             let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             condition.lock()
             idle.append(worker)
-            secondsPerCall += (seconds - secondsPerCall) / 8
+            // Analyses that ran to the end, within bounds: a burst of images that fail at once
+            // (or one slow document) does not swing the estimate that admission rests on.
+            if analysed { secondsPerCall += (min(2, max(0.01, seconds)) - secondsPerCall) / 8 }
             condition.broadcast()
             condition.unlock()
         }
-        return try body(worker)
+        let result = try body(worker)
+        analysed = true
+        return result
     }
 
     /// Admits a request's `calls` analyses unless the work ahead of them (analyses admitted,
@@ -85,7 +90,7 @@ public final class FaceEngine: FaceAnalyzer, @unchecked Sendable {
         if let bound = configuration.maximumQueueWait, wait > bound {
             refused += 1
             condition.unlock()
-            throw .busy(retryAfter: Int((wait - bound).rounded(.up)))
+            throw .busy(retryAfter: min(60, max(1, Int((wait - bound).rounded(.up)))))
         }
         admitted += calls
         condition.unlock()

@@ -53,7 +53,8 @@ public final class HTTPServer: Sendable {
         self.errorStyle = errorStyle
         workers = WorkerPool(workers: configuration.workers, queueLimit: configuration.queueLimit)
         uploadMemory = UploadMemory(total: configuration.uploadMemoryBytes, perCaller: configuration.uploadMemoryPerCallerBytes)
-        headerDeadline = configuration.headerDeadlineSeconds > 0 ? HeaderDeadline(limitSeconds: configuration.headerDeadlineSeconds, logger: logger) : nil
+        headerDeadline = configuration.headerDeadlineSeconds > 0 ? HeaderDeadline(limitSeconds: configuration.headerDeadlineSeconds,
+                                                                                 idleTimeoutSeconds: configuration.connectionTimeoutSeconds, logger: logger) : nil
     }
 
     deinit {
@@ -157,7 +158,8 @@ public final class HTTPServer: Sendable {
             return .error(errorStyle(request.path, error))
         } catch {
             let mapped = errorMapper(error)
-            if mapped.map({ $0.status >= 500 }) ?? true {
+            // A refusal under load (503 server_busy) is shed work, counted in /metrics, not a fault.
+            if mapped.map({ $0.status >= 500 && $0.code != HTTPError.serverBusy.code }) ?? true {
                 logger.error(mapped == nil ? "unhandled_error" : "request_failed",
                              ["request_id": .string(request.requestID), "route": .string(route.pattern),
                               "error": .string(String(describing: error))])

@@ -30,7 +30,7 @@ public struct HTTPServerConfiguration: Sendable, Equatable {
     /// (a client trickling bytes keeps an idle timeout from ever firing).
     public var requestDeadlineSeconds: Int
     /// A connection that has not sent a whole request's headers this many seconds after it
-    /// opened, or after its previous request was answered, is cut off (0: no bound).
+    /// opened is cut off; after an answer, the longer of this and the idle timeout (0: no bound).
     public var headerDeadlineSeconds: Int = 30
     /// Connections open at once, all clients together.
     public var maxConnections: Int

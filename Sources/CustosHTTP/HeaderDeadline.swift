@@ -3,8 +3,9 @@ import Dispatch
 import Foundation
 import Synchronization
 
-/// Bounds the time a connection may take to send a request's headers, counted from its
-/// opening or from the end of its previous request. libmicrohttpd's timeout is an idle one,
+/// Bounds the time a connection may take to send a request's headers: `limitSeconds` from its
+/// opening, and from the end of its previous request the longer of that and the idle timeout
+/// (a keep-alive connection may wait idle that long). libmicrohttpd's timeout is an idle one,
 /// which a client sending a header line every few seconds never trips, and the request
 /// deadline covers bodies only: without this, trickling clients hold connections (and the
 /// connection limit) as long as they like.
@@ -16,19 +17,22 @@ import Synchronization
 final class HeaderDeadline: Sendable {
     private struct Connection {
         let descriptor: Int32
-        /// Since when it has been waiting for a request's headers; nil while a request runs.
-        var waitingSince: UInt64?
+        /// When its wait for a request's headers ends (uptime nanoseconds); nil while a request runs.
+        var deadline: UInt64?
     }
 
     let limitSeconds: Int
+    /// The wait allowed after an answer, for the next request's headers.
+    let keepAliveSeconds: Int
     private let logger: Logger
     private let connections = Mutex<[UInt: Connection]>([:])
     private let sweeper = Mutex<SweepTimer?>(nil)
     /// Dispatch sources are safe to use from any thread; the type does not say so.
     private struct SweepTimer: @unchecked Sendable { let source: any DispatchSourceTimer }
 
-    init(limitSeconds: Int, logger: Logger) {
+    init(limitSeconds: Int, idleTimeoutSeconds: Int, logger: Logger) {
         self.limitSeconds = limitSeconds
+        keepAliveSeconds = max(limitSeconds, idleTimeoutSeconds)
         self.logger = logger
     }
 
@@ -52,8 +56,8 @@ final class HeaderDeadline: Sendable {
 
     func opened(_ connection: OpaquePointer) {
         guard let info = custos_mhd_connection_info(connection, .CONNECTION_INFO_CONNECTION_FD) else { return }
-        let entry = Connection(descriptor: info.pointee.connect_fd, waitingSince: DispatchTime.now().uptimeNanoseconds)
-        connections.withLock { $0[Self.key(connection)] = entry }
+        let descriptor = info.pointee.connect_fd
+        connections.withLock { $0[Self.key(connection)] = Connection(descriptor: descriptor, deadline: Self.now() + Self.nanoseconds(limitSeconds)) }
     }
 
     func closed(_ connection: OpaquePointer) {
@@ -62,24 +66,23 @@ final class HeaderDeadline: Sendable {
 
     /// The request's headers are in.
     func requestStarted(_ connection: OpaquePointer) {
-        connections.withLock { $0[Self.key(connection)]?.waitingSince = nil }
+        connections.withLock { $0[Self.key(connection)]?.deadline = nil }
     }
 
     /// Answered: the connection may now wait (keep-alive) for its next request's headers.
     func requestEnded(_ connection: OpaquePointer) {
-        let now = DispatchTime.now().uptimeNanoseconds
-        connections.withLock { $0[Self.key(connection)]?.waitingSince = now }
+        connections.withLock { $0[Self.key(connection)]?.deadline = Self.now() + Self.nanoseconds(keepAliveSeconds) }
     }
 
     /// Shuts down every connection that has waited past the bound; returns how many.
     @discardableResult
     func sweep() -> Int {
-        let now = DispatchTime.now().uptimeNanoseconds
-        let limit = UInt64(limitSeconds) * 1_000_000_000
         let cut = connections.withLock { connections -> Int in
+            // Read under the lock: a deadline set by another thread is never later than it.
+            let now = Self.now()
             var late: [UInt] = []
             for (key, connection) in connections {
-                guard let since = connection.waitingSince, now - since > limit else { continue }
+                guard let deadline = connection.deadline, now > deadline else { continue }
                 shutdown(connection.descriptor, Int32(SHUT_RDWR))
                 late.append(key)
             }
@@ -91,6 +94,8 @@ final class HeaderDeadline: Sendable {
     }
 
     private static func key(_ connection: OpaquePointer) -> UInt { UInt(bitPattern: connection) }
+    private static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+    private static func nanoseconds(_ seconds: Int) -> UInt64 { UInt64(max(0, seconds)) * 1_000_000_000 }
 }
 
 /// libmicrohttpd's notice of a connection opened or closed (`MHD_OPTION_NOTIFY_CONNECTION`).

@@ -16,7 +16,7 @@ import CustosAPI
 /// | 240 | `user_cancelled` | the user (or the app) declined or abandoned the selfie: the start confirmation answered `false`, left unanswered past `startConfirmationTimeout`, the awaiting task cancelled, or `FrameSource.capture` threw (seed 002: "User Cancelled", "Error Code: 240") |
 /// | 131 | `local_authentication_cancelled` | the device's local authentication (biometrics unlocking the device key) was cancelled or declined: at a step-up, or at `authenticateBoundUser` (seed 002: "LDA cancelled") |
 /// | 110, 153, … | the server's code | an error answer whose body carries a contract `status_code` (110 password expired, 153 attempts exhausted): that status |
-/// | 300–599 | the server's code, else `http_<status>` | any other error answer: its HTTP status itself; 503 `server_busy` and 429 carry `retryAfterSeconds`, to try again then rather than wait on a busy server |
+/// | 300–599 | the server's code, else `http_<status>` | any other error answer: its HTTP status itself; 503 `server_busy` and 429 carry `retryAfterSeconds`, to try again then rather than wait on a busy server (a selfie or document upload is sent again by itself, up to 3 times, before `server_busy` reaches the app) |
 /// | 901 | `transport_failed` | the server could not be reached (refused, timed out, DNS, TLS) |
 /// | 902 | `invalid_response` | the server answered something that is not the expected JSON |
 /// | 903 | `invalid_configuration` | the app's setup is wrong (URL, no key store or frame source, unreadable key, frames that cannot fit the challenge) |

@@ -89,7 +89,7 @@ struct HTTPTransport: Sendable {
             if let envelope = try? JSONDecoder().decode(ErrorEnvelope.self, from: data) {
                 var error = CustosError.server(status: http.statusCode, code: envelope.error.code, message: envelope.error.message,
                                                contractStatus: contractStatus)
-                error.retryAfterSeconds = (http.value(forHTTPHeaderField: "Retry-After")).flatMap { Int($0) }
+                error.retryAfterSeconds = http.value(forHTTPHeaderField: "Retry-After").flatMap { Int($0) }.map { min(300, max(1, $0)) }
                 throw error
             }
             // The OAuth endpoints answer errors in OAuth's own format.

@@ -86,7 +86,8 @@ public enum CustosApplication {
         HealthRoutes.register(on: &routes, groups, database: dependencies.database, metrics: server.metrics)
         var configuration = server.configuration
         configuration.port = port
-        (configuration.threads, configuration.workers, configuration.queueLimit) = (1, 1, 8)
+        // Two event loops: /readyz waits on the database, and /healthz must not wait behind it.
+        (configuration.threads, configuration.workers, configuration.queueLimit) = (2, 1, 8)
         (configuration.maxConnections, configuration.maxConnectionsPerIP) = (64, 16)
         (configuration.connectionTimeoutSeconds, configuration.headerDeadlineSeconds) = (10, 5)
         return HTTPServer(configuration: configuration, router: routes.router, logger: logger,

@@ -218,6 +218,21 @@ private struct Boom: Error {}
         #expect(server.log.lines.contains { $0.contains("header_deadline") })
     }
 
+    /// After an answer a keep-alive connection may wait idle as long as the idle timeout allows,
+    /// even past the header deadline, and its next request is answered on the same connection.
+    @Test func aKeepAliveConnectionMayIdlePastTheHeaderDeadline() throws {
+        var configuration = HTTPServerConfiguration(port: 0, threads: 2, connectionTimeoutSeconds: 10)
+        configuration.headerDeadlineSeconds = 1
+        let server = try TestServer(configuration: configuration) { router in
+            router.get("/ping") { _ in .text("pong") }
+        }
+        defer { server.stop() }
+        let client = try server.client()
+        #expect(try client.request("GET", "/ping").status == 200)
+        Thread.sleep(forTimeInterval: 2.5)
+        #expect(try client.request("GET", "/ping").status == 200)
+    }
+
     /// Uploads being received hold memory from a budget, reserved on their headers before
     /// their body is buffered: past one client's share the next is 429, past everyone's 503,
     /// and the memory comes back when a request ends.

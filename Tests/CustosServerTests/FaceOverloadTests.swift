@@ -10,15 +10,21 @@ import Testing
 /// does when its queue would keep a request waiting past `--face-queue-seconds`).
 final class BusyFaces: FaceAnalyzer {
     private let engine: any FaceAnalyzer
-    private let busyFor = Mutex<Int?>(nil)
+    /// Retry-After, and how many more admissions to refuse (nil: all).
+    private let busy = Mutex<(retryAfter: Int, left: Int?)?>(nil)
     let refused = Mutex(0)
 
     init(_ engine: any FaceAnalyzer) { self.engine = engine }
 
-    func refusing(retryAfter seconds: Int?) { busyFor.withLock { $0 = seconds } }
+    func refusing(retryAfter seconds: Int?, times: Int? = nil) { busy.withLock { $0 = seconds.map { ($0, times) } } }
 
     func admit(calls: Int) throws(FaceError) -> FaceAdmission {
-        if let seconds = busyFor.withLock({ $0 }) {
+        let refusal = busy.withLock { state -> Int? in
+            guard let current = state else { return nil }
+            if let left = current.left { state = left > 1 ? (current.retryAfter, left - 1) : nil }
+            return current.retryAfter
+        }
+        if let seconds = refusal {
             refused.withLock { $0 += 1 }
             throw .busy(retryAfter: seconds)
         }
@@ -35,7 +41,8 @@ final class BusyFaces: FaceAnalyzer {
 
 /// Overload is refused early, not answered late: a selfie the face engine could not start on
 /// within its bound gets 503 `server_busy` with `Retry-After` at once, and spends nothing (not
-/// the challenge's nonce, not an attempt), so the same upload succeeds once the queue drains.
+/// the challenge's nonce, not an attempt), so the same upload succeeds once the queue drains;
+/// the SDK sends it again by itself.
 @Suite(needsFaces) struct FaceOverloadTests {
     @Test(arguments: StoreKind.available)
     func aBusyFaceEngineRefusesAtOnceAndSpendsNothing(kind: StoreKind) async throws {
@@ -45,17 +52,27 @@ final class BusyFaces: FaceAnalyzer {
         let (client, userID) = try await live.enrolledUser()
         let bearer = try #require(client.session.sessionToken)
         let take = try FaceFixture.frames("blink_selfie", 38...50)
-        faces.refusing(retryAfter: 7)
+        let fps = FaceFixture.framesPerSecond("blink_selfie")
 
-        // The SDK reports the server's words and when to retry.
+        // The SDK sends the same upload again after Retry-After: refused twice, then judged.
+        faces.refusing(retryAfter: 1, times: 2)
+        let matched = try await client.initiateIDVServerBiometricAuthentication(
+            reason: "Busy, then not", frameSource: RecordedFrames(frames: try FaceFixture.frames("blink_selfie", 119...131), framesPerSecond: fps,
+                                                                   clock: live.clock))
+        #expect(matched.biometricResult?.displayText == "MATCHED", "\(String(describing: matched.biometricResult))")
+        #expect(faces.refused.withLock { $0 } == 2)
+
+        // Still busy after its resends: the SDK reports the server's words and when to retry.
+        faces.refusing(retryAfter: 1)
         do {
             _ = try await client.initiateIDVServerBiometricAuthentication(
-                reason: "Busy", frameSource: RecordedFrames(frames: take, framesPerSecond: FaceFixture.framesPerSecond("blink_selfie"), clock: live.clock))
+                reason: "Busy", frameSource: RecordedFrames(frames: take, framesPerSecond: fps, clock: live.clock))
             Issue.record("expected server_busy")
         } catch let error as CustosError {
-            #expect(error.code == "server_busy" && error.httpStatus == 503 && error.retryAfterSeconds == 7, "\(error)")
+            #expect(error.code == "server_busy" && error.httpStatus == 503 && error.retryAfterSeconds == 1, "\(error)")
             #expect(error.message.contains("busy"))
         }
+        #expect(faces.refused.withLock { $0 } == 2 + 1 + CustosClient.busyResends)
 
         // The raw upload: refused, then the very same body (same nonce) is judged once there is room.
         // (Its new challenge supersedes the SDK's, which was out: that one costs an attempt, as a
@@ -71,7 +88,7 @@ final class BusyFaces: FaceAnalyzer {
         let (status, refused) = try await api.postRaw(path, body, bearer: bearer)
         #expect(status == 503 && refused.error.code == "server_busy", "\(status) \(refused.error.code)")
         #expect(try live.identity.attemptsLeft(userID: userID, factor: .biometric) == attemptsBefore)
-        #expect(faces.refused.withLock { $0 } == 2)
+        #expect(faces.refused.withLock { $0 } == 3 + CustosClient.busyResends + 1)
 
         faces.refusing(retryAfter: nil)
         let result: IDVResultResponse = try await api.post(path, body, bearer: bearer)

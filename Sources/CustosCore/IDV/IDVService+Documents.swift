@@ -33,7 +33,10 @@ extension IDVService {
         let images = try [checkedDocument(front, side: .front)] + (back.map { [try checkedDocument($0, side: .back)] } ?? [])
         let admission = try faces.admit(calls: images.count)
         defer { admission.end() }
-        return try judge(transaction, now: now, assess: { try assessDocument($0, images) }) { transaction, result in
+        return try judge(transaction, now: now, assess: {
+            defer { admission.end() }
+            return try assessDocument($0, images)
+        }) { transaction, result in
             guard result.decision == .matched || result.decision == .notMatched else { return }
             let expiresAt = now.addingTimeInterval(policy.documentRetention)
             for image in images {

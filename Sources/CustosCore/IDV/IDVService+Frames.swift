@@ -17,10 +17,6 @@ extension IDVService {
             throw IDVError.transactionState(transaction.state)
         }
         try checkFrames(frames)
-        // Refused before anything is spent (nonce, attempt) when the face engine could not start
-        // on these frames soon: overload answers at once, to be retried.
-        let admission = try faces.admit(calls: frames.count)
-        defer { admission.end() }
         // Before the nonce is spent: a device the password alone bound spends only its own tries.
         let holder = try identity.biometricAttemptHolder(deviceID: deviceID, workflow: transaction.workflow)
         if transaction.workflow == .kyc {
@@ -30,10 +26,21 @@ extension IDVService {
         let now = clock.now()
         // Checked before it is spent, so that another transaction's nonce burns nothing.
         let digest = digester.digest(nonce)
+        func nonceIsLive() throws -> Bool {
+            guard let issued = try store.peek(purpose: Purpose.challengeNonce, digest: digest, now: now) else { return false }
+            return issued.subject == userID && issued.payload == Data(transaction.id.utf8)
+        }
+        guard try nonceIsLive() else {
+            try audit.record(.idvReplayRejected, userID: userID, transactionID: transaction.id)
+            throw IDVError.challengeRejected
+        }
+        // Refused before anything is spent (the nonce, an attempt) when the face engine could not
+        // start on these frames soon: overload answers at once, and the same upload may be sent
+        // again. Admitted, the frames count in the engine's queue until their analysis ends.
+        let admission = try faces.admit(calls: frames.count)
+        defer { admission.end() }
         let nonceAccepted = try store.atomically {
-            guard let issued = try store.peek(purpose: Purpose.challengeNonce, digest: digest, now: now),
-                  issued.subject == userID, issued.payload == Data(transaction.id.utf8),
-                  try store.consume(purpose: Purpose.challengeNonce, digest: digest, now: now) != nil else {
+            guard try nonceIsLive(), try store.consume(purpose: Purpose.challengeNonce, digest: digest, now: now) != nil else {
                 try audit.record(.idvReplayRejected, userID: userID, transactionID: transaction.id)
                 return false
             }
@@ -41,7 +48,10 @@ extension IDVService {
         }
         guard nonceAccepted else { throw IDVError.challengeRejected }
 
-        return try judge(transaction, now: now, holder: holder, assess: { try assess($0, challenge: challenge, frames: frames, document: document, now: now) }) {
+        return try judge(transaction, now: now, holder: holder, assess: {
+            defer { admission.end() }
+            return try assess($0, challenge: challenge, frames: frames, document: document, now: now)
+        }) {
             transaction, result in
             guard transaction.workflow == .serverBiometricAuthentication, result.decision == .matched else { return }
             if let sessionID { try keepRecentMatch(userID: userID, sessionID: sessionID) }

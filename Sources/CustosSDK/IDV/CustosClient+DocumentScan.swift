@@ -23,9 +23,10 @@ extension CustosClient {
                     throw CustosError.invalidResponse("the server answered a document scan's start with a liveness challenge")
                 }
                 try Task.checkCancellation()
-                let result = try await transport.call(Endpoints.submitDocument, transactionID, body:
-                                                                         IDVDocumentRequest(frontImage: front, backImage: back),
-                                                                         bearer: bearer)
+                let result = try await Self.resendingWhileBusy {
+                    try await transport.call(Endpoints.submitDocument, transactionID, body: IDVDocumentRequest(frontImage: front, backImage: back),
+                                             bearer: bearer)
+                }
                 return Self.outcome(result)
             }
         }

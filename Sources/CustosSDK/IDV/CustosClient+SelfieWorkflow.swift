@@ -111,10 +111,32 @@ extension CustosClient {
             return await cancelTransaction(transactionID, bearer: bearer, .cancelled("The selfie capture ended without frames: \(error)"))
         }
         try Task.checkCancellation()
-        let result = try await transport.call(Endpoints.submitFrames, transactionID, body: IDVFramesRequest(
-            nonce: challenge.nonce, frames: frames.map { FrameUpload(capturedAtMs: $0.capturedAtMs, image: $0.jpeg) },
-            documentImage: document), bearer: bearer)
+        let body = IDVFramesRequest(nonce: challenge.nonce, frames: frames.map { FrameUpload(capturedAtMs: $0.capturedAtMs, image: $0.jpeg) },
+                                    documentImage: document)
+        let result = try await Self.resendingWhileBusy { [transport] in
+            try await transport.call(Endpoints.submitFrames, transactionID, body: body, bearer: bearer)
+        }
         return Self.outcome(result)
+    }
+
+    /// Times an upload is sent again while the server answers 503 `server_busy`.
+    public static let busyResends = 3
+
+    /// Sends `upload` again, the very same body, after the server's `Retry-After` (at most 30 s)
+    /// while it answers 503 `server_busy`, up to `busyResends` times; then the error is the
+    /// caller's, with `retryAfterSeconds`. A refused upload spent nothing (not its nonce, not an
+    /// attempt), while giving up would cost one: a new workflow supersedes a transaction whose
+    /// challenge was shown as a cancel does.
+    static func resendingWhileBusy<T>(_ upload: () async throws -> T) async throws -> T {
+        var resent = 0
+        while true {
+            do {
+                return try await upload()
+            } catch let error as CustosError where error.code == "server_busy" && resent < busyResends {
+                resent += 1
+                try await Task.sleep(for: .seconds(min(30, error.retryAfterSeconds ?? 2)))
+            }
+        }
     }
 
     /// A server answer as an outcome: a 240 from the server is the user's cancel too.

@@ -62,7 +62,7 @@ extension Setting {
 
     public static let idv = Setting.boolean("idv", help: "server biometrics (needs the face models; default true)") { $0.idvEnabled = $1 }
     public static let faceWorkers = Setting.integer("face_workers", 1...256, help: "face engine instances, each analysing one image at a time (default: cores)") { $0.faceWorkers = $1 }
-    public static let headerDeadline = Setting.integer("header_deadline", 1...3600, help: "seconds in which a request's headers must arrive, from the connection's opening or its previous answer; a slower client is cut off (default 30)") { $0.http.headerDeadlineSeconds = $1 }
+    public static let headerDeadline = Setting.integer("header_deadline", 1...3600, help: "seconds in which a request's headers must arrive from the connection's opening (after an answer: the longer of this and connection_timeout); a slower client is cut off (default 30)") { $0.http.headerDeadlineSeconds = $1 }
     public static let faceQueueSeconds = Setting.integer("face_queue_seconds", 1...3600, help: "the longest a selfie or document may expect to wait for the face engine before 503 server_busy (default 10)") { $0.faceQueueSeconds = $1 }
     public static let matchThreshold = Setting.decimal("match_threshold", 0.05...1.5, help: "face descriptor distance at or below which faces match (default: the calibrated value)") { $0.idv.matchThreshold = $1 }
     /// One action alone makes one-action challenges (no action twice in a row).

@@ -60,8 +60,8 @@ export async function api(endpoint, { params = [], query = null, body, auth = nu
     if (response.status === 401 && auth === "session" && detail && detail.code === "invalid_session") {
       endSession("Your session ended. Sign in again.");
     }
-    const retryAfter = Number.parseInt(response.headers.get("Retry-After") ?? "", 10);
-    const wait = Number.isFinite(retryAfter) ? retryAfter : null;
+    const retryAfter = Number(response.headers.get("Retry-After") ?? "");
+    const wait = Number.isInteger(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 300) : null;
     // A busy server refuses at once: say so in plain words instead of leaving the user waiting.
     const message = response.status === 503 && detail?.code === "server_busy"
       ? `The service is busy right now. Try again in ${wait ?? "a few"} seconds.`
@@ -69,6 +69,25 @@ export async function api(endpoint, { params = [], query = null, body, auth = nu
     throw new ApiError(response.status, detail?.code ?? "http_" + response.status, message, answer, wait);
   }
   return answer;
+}
+
+/**
+ * Sends an upload again, the very same body, while the server answers 503 server_busy: after
+ * the wait it asks for (30 s at most), three times at most; then its error. A refused upload
+ * spent nothing (not the challenge's nonce, not an attempt), while starting over would cost an
+ * attempt for a challenge already shown. `waiting(seconds)` is told before each wait.
+ */
+export async function resendWhileBusy(upload, waiting = () => {}) {
+  for (let resent = 0; ; resent++) {
+    try {
+      return await upload();
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.code !== "server_busy" || resent >= 3) throw error;
+      const seconds = Math.min(30, Math.max(1, error.retryAfter ?? 2));
+      waiting(seconds);
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+    }
+  }
 }
 
 // MARK: bytes

@@ -3,7 +3,7 @@
 // device, the seed's start confirmation, the upload, and the result: MATCHED when the portrait
 // matches the user's template, NOT_MATCHED otherwise (one attempt used), 600 without a template.
 // The relying party reads the images back by API key (the Admin screen's document review).
-import { api, E, h, showDialog, screen, blobBase64, busy } from "./core.js";
+import { api, E, h, showDialog, screen, blobBase64, busy, resendWhileBusy } from "./core.js";
 import { workflow } from "./contract.js";
 import { showResultDialog } from "./selfie.js";
 
@@ -59,5 +59,5 @@ async function scan(inputs) {
   }
   const body = { front_image: await blobBase64(front) };
   if (back) body.back_image = await blobBase64(back);
-  return showResultDialog(await api(E.submitDocument, { ...on, body }), workflow.additionalDocumentScan);
+  return showResultDialog(await resendWhileBusy(() => api(E.submitDocument, { ...on, body })), workflow.additionalDocumentScan);
 }

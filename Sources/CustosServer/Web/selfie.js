@@ -2,7 +2,7 @@
 // liveness challenge's actions one at a time, frames captured at a steady rate with their
 // capture times, the upload, and the result dialog. Opt-in (10), KYC (6), authentication (8)
 // and the notification step-up (9) all run through `runSelfie`.
-import { api, E, h, showDialog, navigate, blobBase64, endSession, lockedNotice } from "./core.js";
+import { api, E, h, showDialog, navigate, blobBase64, endSession, lockedNotice, resendWhileBusy } from "./core.js";
 import { status as code } from "./contract.js";
 
 /** Frames per second captured at most (max_frames may lower it); a video frame is never sent twice. */
@@ -57,7 +57,9 @@ export async function runSelfie({ transactionID, workflow, reason, documentImage
     camera.setStatus("Checking…");
     const body = { nonce: challenge.nonce, frames };
     if (documentImage) body.document_image = documentImage;
-    result = await api(E.submitFrames, { ...on, body });
+    result = await resendWhileBusy(() => api(E.submitFrames, { ...on, body }), (seconds) => {
+      camera.setStatus("The service is busy", `Checking again in ${seconds} s…`);
+    });
   } finally {
     camera.close();
   }

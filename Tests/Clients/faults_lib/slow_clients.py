@@ -80,6 +80,18 @@ def slow_clients_scenario(options, report: Report):
         log(f"  main port /healthz with every connection taken: {main_status} after {main_seconds:.2f} s")
 
         probes, cut = [], []
+        # poll, not select: the descriptors may lie past select's 1,024 (a test runner holds many).
+        poller, by_descriptor = select.poll(), {}
+        for connection in open_sockets:
+            poller.register(connection, select.POLLIN)
+            by_descriptor[connection.fileno()] = connection
+
+        def closed(connection):
+            cut.append(time.monotonic() - open_sockets.pop(connection))
+            poller.unregister(connection)
+            del by_descriptor[connection.fileno()]
+            connection.close()
+
         deadline = opened + HEADER_DEADLINE + HEADER_SLACK + 5
         next_line, next_probe = time.monotonic(), time.monotonic()
         while open_sockets and time.monotonic() < deadline:
@@ -89,22 +101,22 @@ def slow_clients_scenario(options, report: Report):
                     try:
                         connection.send(b"X-Trickle: a\r\n")
                     except OSError:
-                        cut.append(time.monotonic() - open_sockets.pop(connection))
-                        connection.close()
+                        closed(connection)
                 next_line = now + 1.0
             if now >= next_probe:
                 probes.append(ask(probe + "/healthz"))
                 probes.append(ask(probe + "/readyz"))
                 next_probe = now + 1.0
-            readable, _, _ = select.select(list(open_sockets), [], [], 0.2) if open_sockets else ([], [], [])
-            for connection in readable:
+            for descriptor, _ in poller.poll(200):
+                connection = by_descriptor.get(descriptor)
+                if connection is None:
+                    continue
                 try:
                     data = connection.recv(4096)
                 except OSError:
                     data = b""
                 if not data:
-                    cut.append(time.monotonic() - open_sockets.pop(connection))
-                    connection.close()
+                    closed(connection)
         held = len(open_sockets)
         seconds = sorted(cut)
         if seconds:
