@@ -145,6 +145,33 @@ class Api:
 # MARK: Webhook receiver
 
 
+def serve_posts(on_post, name: str = "receiver") -> ThreadingHTTPServer:
+    """A loopback HTTP server on a free port, in threads of its own, that hands every POST's
+    request handler to `on_post` and logs nothing."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            on_post(self)
+
+        def log_message(self, *arguments):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True, name=name).start()
+    return server
+
+
+def answer_empty(handler: BaseHTTPRequestHandler, status: int):
+    """Answers `status` with no body; a sender that gave up (or was killed) meanwhile is no error."""
+    try:
+        handler.send_response(status)
+        handler.send_header("Content-Length", "0")
+        handler.end_headers()
+    except OSError:
+        pass
+
+
 class Receiver:
     """The relying party's webhook endpoint: counts every POST per delivery id (on arrival, before
     any delay), checks its signature later, and answers 200 — or, for some deliveries, a 500 to the
@@ -153,31 +180,18 @@ class Receiver:
     def __init__(self):
         self.lock = threading.Lock()
         self.posts = collections.defaultdict(list)  # delivery id -> [(signature header, body)]
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                delivery = self.headers.get("X-Custos-Delivery") or ""
-                with receiver.lock:
-                    receiver.posts[delivery].append((self.headers.get("X-Custos-Signature") or "", body))
-                    attempt = len(receiver.posts[delivery])
-                status, delay = receiver.answer(delivery, attempt)
-                time.sleep(delay)
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                except OSError:
-                    pass  # the sender was killed meanwhile
-
-            def log_message(self, *arguments):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.server = serve_posts(self._post)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+
+    def _post(self, handler: BaseHTTPRequestHandler):
+        body = handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
+        delivery = handler.headers.get("X-Custos-Delivery") or ""
+        with self.lock:
+            self.posts[delivery].append((handler.headers.get("X-Custos-Signature") or "", body))
+            attempt = len(self.posts[delivery])
+        status, delay = self.answer(delivery, attempt)
+        time.sleep(delay)
+        answer_empty(handler, status)
 
     @staticmethod
     def answer(delivery: str, attempt: int):

@@ -7,7 +7,7 @@ import time
 
 from .postgres import Postgres
 from .report import Report, log
-from .scenario import Setup, check_common, describe, report_audit
+from .scenario import Setup, check_common, describe, report_audit, report_clean_stop
 from .server import sqlite_integrity
 
 
@@ -58,9 +58,7 @@ def kill_scenario(options, report: Report, store: str, postgres: "Postgres" = No
             integrity.append(sqlite_integrity(os.path.join(work, "data")))
             report.check(f"{name}: integrity ok", all(result == "ok" for result in integrity),
                          f"PRAGMA integrity_check after each kill and at the end: {', '.join(r.splitlines()[0] for r in integrity)}")
-        crashes = setup.server.crashed_in_log()
-        report.check(f"{name}: stops cleanly, no crash in the log", status == 0 and not crashes,
-                     f"SIGTERM exit status {status}" + (f"; {crashes[:2]}" if crashes else ""))
+        report_clean_stop(report, name, setup.server, status)
     except Exception as error:  # the scenario could not finish: a failure, with what stopped it
         report.check(f"{name}: ran to the end", False, describe(error))
     finally:

@@ -20,11 +20,10 @@ import tempfile
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import requests
 
-from .client import Api
+from .client import Api, answer_empty, serve_posts
 from .ledger import Notification, activated_user
 from .load import answer_notification
 from .postgres import Postgres
@@ -64,37 +63,24 @@ class BehavingReceiver:
         self.lock = threading.Lock()
         self.released = threading.Event()   # the hanging receiver lets its connections go
         self.recovers_at = float("inf")
-        receiver = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                arrived = time.monotonic()
-                try:
-                    self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                except OSError:
-                    return
-                status = receiver.decide(arrived)
-                with receiver.lock:
-                    receiver.posts.append(Post(arrived, self.headers.get("X-Custos-Delivery") or "", status))
-                if status is None:
-                    if receiver.kind == "hanging":
-                        receiver.released.wait()
-                    self.close_connection = True  # no answer: the connection is closed
-                    return
-                try:
-                    self.send_response(status)
-                    self.send_header("Content-Length", "0")
-                    self.end_headers()
-                except OSError:
-                    pass  # the sender gave up meanwhile
-
-            def log_message(self, *arguments):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        threading.Thread(target=self.server.serve_forever, daemon=True, name=f"receiver-{self.kind}").start()
+        self.server = serve_posts(self._post, name=f"receiver-{self.kind}")
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook/{self.kind}"
+
+    def _post(self, handler):
+        arrived = time.monotonic()
+        try:
+            handler.rfile.read(int(handler.headers.get("Content-Length") or 0))
+        except OSError:
+            return
+        status = self.decide(arrived)
+        with self.lock:
+            self.posts.append(Post(arrived, handler.headers.get("X-Custos-Delivery") or "", status))
+        if status is None:
+            if self.kind == "hanging":
+                self.released.wait()
+            handler.close_connection = True  # no answer: the connection is closed
+            return
+        answer_empty(handler, status)
 
     def begin(self, t0: float):
         self.recovers_at = t0 + RECOVERY_SECONDS

@@ -88,3 +88,13 @@ def report_audit(report: Report, name: str, results: list):
     last = results[-1][1].splitlines()[0] if results else "not run"
     report.check(f"{name}: audit chain ok", bool(results) and not broken,
                  f"{len(results) - len(broken)}/{len(results)} verifications intact; last: {last}")
+
+
+def report_clean_stop(report: Report, name: str, server: Server, status: int = None):
+    """Stops `server` (unless its SIGTERM exit `status` is given) and checks that it stopped cleanly,
+    with no crash in its log."""
+    crashes = server.crashed_in_log()
+    if status is None:
+        status = server.stop()
+    report.check(f"{name}: stops cleanly, no crash in the log", status == 0 and not crashes,
+                 f"SIGTERM exit status {status}" + (f"; {crashes[:2]}" if crashes else ""))

@@ -23,7 +23,7 @@ import time
 import requests
 
 from .report import Report, log
-from .scenario import describe
+from .scenario import describe, report_clean_stop
 from .server import Server, free_port
 
 CONNECTIONS = 1000
@@ -134,10 +134,7 @@ def slow_clients_scenario(options, report: Report):
                      if seconds else f"none cut; {held} still open")
         after_status, after_seconds = ask(server.url + "/healthz", timeout=5)
         report.check(f"{name}: the main port answers again", after_status == 200, f"/healthz {after_status} in {after_seconds:.2f} s")
-        crashes = server.crashed_in_log()
-        status = server.stop()
-        report.check(f"{name}: stops cleanly, no crash in the log", status == 0 and not crashes,
-                     f"SIGTERM exit status {status}" + (f"; {crashes[:2]}" if crashes else ""))
+        report_clean_stop(report, name, server)
     except Exception as error:  # the scenario could not finish: a failure, with what stopped it
         report.check(f"{name}: ran to the end", False, describe(error) + (f"\n{server.log_tail()}" if server else ""))
     finally:

@@ -33,7 +33,7 @@ from .ledger import activated_user
 from .load import log_in
 from .postgres import Postgres
 from .report import Report, log
-from .scenario import describe
+from .scenario import describe, report_clean_stop
 from .server import Server
 
 UPLOADS = 250
@@ -216,10 +216,7 @@ def uploads_scenario(options, report: Report, store: str, postgres: "Postgres" =
             login = f"a login failed: {error}"
         report.check(f"{name}: serves afterwards", health.status_code == 200 and login == "a login let in" and server.alive(),
                      f"/healthz {health.status_code}; {login}")
-        crashes = server.crashed_in_log()
-        status = server.stop()
-        report.check(f"{name}: stops cleanly, no crash in the log", status == 0 and not crashes,
-                     f"SIGTERM exit status {status}" + (f"; {crashes[:2]}" if crashes else ""))
+        report_clean_stop(report, name, server)
     except Exception as error:  # the scenario could not finish: a failure, with what stopped it
         report.check(f"{name}: ran to the end", False, describe(error) + (f"\n{server.log_tail()}" if server else ""))
     finally:
