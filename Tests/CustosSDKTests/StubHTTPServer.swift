@@ -22,6 +22,11 @@ final class StubHTTPServer: @unchecked Sendable {
     private let listener: Int32
     private let route: @Sendable (_ method: String, _ path: String) -> Answer
     private let requests = RequestLog()
+    /// Set once the listener is shut down; the serving thread alone closes it, after its last
+    /// accept, so its descriptor cannot be reused (by the next test's stub) while that thread
+    /// may still accept on it.
+    private let closing = NSLock()
+    private var stopped = false
 
     /// The server's base URL.
     var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
@@ -66,14 +71,25 @@ final class StubHTTPServer: @unchecked Sendable {
 
     /// Stops accepting; connections in progress finish.
     func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
+        closing.withLock {
+            if !stopped { shutdown(listener, Int32(SHUT_RDWR)) }
+            stopped = true
+        }
     }
 
     private func serve() {
+        defer {
+            closing.withLock {
+                stopped = true
+                close(listener)
+            }
+        }
         while true {
             let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
+            guard connection >= 0 else {
+                if errno == EINTR || errno == ECONNABORTED, !closing.withLock({ stopped }) { continue }
+                return
+            }
             // One thread per connection: a connection the client opened and left idle (or whose
             // body is slow to come) must not hold up the requests behind it.
             Thread.detachNewThread { [self] in answer(connection) }
