@@ -36,8 +36,12 @@ let package = Package(
         .target(name: "CustosHTTP", dependencies: ["CMicroHTTPD"]),
         // SQLite and PostgreSQL implementations of Core's stores.
         .target(name: "CustosStore", dependencies: ["CustosCore", "CSQLite", "CLibPQ"]),
-        // OpenSSL + Argon2 implementations of Core's crypto protocols.
-        .target(name: "CustosCrypto", dependencies: ["CustosAPI", "CustosCore", "COpenSSL", "CArgon2"]),
+        // OpenSSL primitives (P-256, AES-GCM, HKDF, JOSE): all the SDK links on Linux, so
+        // nothing here may depend on CustosCore (the server's domain code) or libargon2.
+        .target(name: "CustosCrypto", dependencies: ["CustosAPI", "COpenSSL"]),
+        // The server's keys and Core's crypto protocols over them: Argon2id passwords, the master
+        // key and its rotation, the token signing key ring, template and audit sealing.
+        .target(name: "CustosCryptoServices", dependencies: ["CustosAPI", "CustosCore", "CustosCrypto", "CArgon2"]),
         // Handlers: wire types <-> domain, error -> HTTP mapping, routes.
         // Web: the web app's HTML, JavaScript and CSS, copied beside the binary and served at /app/.
         .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CCurl"], resources: [.copy("Web")]),
@@ -45,7 +49,7 @@ let package = Package(
         .target(name: "CustosFace", dependencies: ["CustosCore", "CFaceShim"]),
         // The live wiring: configuration -> master keys, store, crypto, face engine -> services,
         // and the housekeeping a running server needs; used by `custos serve` and the tests' live server.
-        .target(name: "CustosRuntime", dependencies: ["CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosServer", "CustosFace"]),
+        .target(name: "CustosRuntime", dependencies: ["CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosCryptoServices", "CustosServer", "CustosFace"]),
         // Client SDK for apps.
         .target(name: "CustosSDK", dependencies: [
             "CustosAPI",
@@ -53,12 +57,12 @@ let package = Package(
             .target(name: "CustosCrypto", condition: .when(platforms: [.linux])),
         ]),
         // Face-matching and liveness evaluation: data-set readers, pairs, calibration, ROC charts.
-        .target(name: "CustosEval", dependencies: ["CustosCore", "CustosFace", "CustosCrypto"]),
+        .target(name: "CustosEval", dependencies: ["CustosCore", "CustosFace", "CustosCrypto", "CustosCryptoServices"]),
         // The one command: serve, migrate, admin, flows, bench, eval.
         .executableTarget(
             name: "custos",
-            dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosServer", "CustosSDK",
-                           "CustosFace", "CustosEval", "CustosRuntime", "CCurl"]
+            dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosCryptoServices", "CustosServer",
+                           "CustosSDK", "CustosFace", "CustosEval", "CustosRuntime", "CCurl"]
         ),
 
         // In-memory fakes of Core's ports (stores, clock, crypto, faces, liveness) for fast unit tests. Apart
@@ -70,12 +74,12 @@ let package = Package(
         .testTarget(name: "CustosCoreTests", dependencies: ["CustosCore", "CustosAPI", "CustosFakes"]),
         .testTarget(name: "CustosHTTPTests", dependencies: ["CustosHTTP"]),
         .testTarget(name: "CustosStoreTests", dependencies: ["CustosStore", "CustosCore", "CustosAPI", "CustosTestSupport", "CustosFakes"]),
-        .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCore"]),
-        .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosFace", "CustosRuntime", "CustosTestSupport"]),
+        .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCryptoServices", "CustosCore"]),
+        .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosCryptoServices", "CustosFace", "CustosRuntime", "CustosTestSupport"]),
         .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI", "CustosCrypto"]),
         .testTarget(name: "CustosFaceTests", dependencies: ["CustosFace", "CustosCore", "CFaceShim", "CustosTestSupport", "CustosFakes"]),
         .testTarget(name: "CustosEvalTests", dependencies: ["CustosEval", "CustosFace", "CustosCore", "CustosTestSupport"]),
-        .testTarget(name: "CustosCLITests", dependencies: ["CustosAPI", "CustosCore", "CustosStore", "CustosCrypto", "CustosTestSupport"]),
+        .testTarget(name: "CustosCLITests", dependencies: ["CustosAPI", "CustosCore", "CustosStore", "CustosCrypto", "CustosCryptoServices", "CustosTestSupport"]),
     ],
     swiftLanguageModes: [.v6],
     cxxLanguageStandard: .cxx17

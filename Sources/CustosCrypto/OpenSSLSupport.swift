@@ -1,7 +1,8 @@
 import COpenSSL
 
-/// Small internal helpers around the OpenSSL C API.
-enum OpenSSL {
+/// Small internal helpers around the OpenSSL C API (`cleanse` is the package's: the server's
+/// key code zeroes its secrets with it too).
+package enum OpenSSL {
     /// Drains OpenSSL's thread-local error queue into one line of text.
     static func errorDetail() -> String {
         var messages: [String] = []
@@ -22,7 +23,7 @@ enum OpenSSL {
     }
 
     /// Overwrites `bytes` with zeros in a way the optimiser keeps.
-    static func cleanse(_ bytes: inout [UInt8]) {
+    package static func cleanse(_ bytes: inout [UInt8]) {
         let count = bytes.count
         bytes.withUnsafeMutableBytes { raw in
             if let base = raw.baseAddress { OPENSSL_cleanse(base, count) }

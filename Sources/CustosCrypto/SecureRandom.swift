@@ -1,10 +1,9 @@
 import COpenSSL
-import CustosCore
 
 /// Random bytes from OpenSSL's CSPRNG (`RAND_bytes`).
 ///
 /// Traps if the generator fails: continuing with predictable output is never acceptable.
-public struct SecureRandom: RandomSource {
+public struct SecureRandom: Sendable {
     /// The generator; it holds no state of its own.
     public init() {}
 
@@ -25,13 +24,5 @@ public struct SecureRandom: RandomSource {
             offset += chunk
         }
         return out
-    }
-}
-
-extension RandomSource {
-    /// A random token of `byteCount` bytes encoded as unpadded base64url
-    /// (32 bytes gives 43 characters and 256 bits of entropy).
-    public func base64URLToken(byteCount: Int = 32) -> String {
-        Base64URL.encode(bytes(count: byteCount))
     }
 }

@@ -1,5 +1,6 @@
 import CustosCore
 import CustosCrypto
+import CustosCryptoServices
 import CustosServer
 import CustosStore
 import Foundation

@@ -1,6 +1,7 @@
 import CustosCore
 import CustosHTTP
 import CustosCrypto
+import CustosCryptoServices
 import CustosServer
 import CustosStore
 

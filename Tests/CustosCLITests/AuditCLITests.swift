@@ -1,6 +1,7 @@
 import CustosAPI
 import CustosCore
 import CustosCrypto
+import CustosCryptoServices
 import Foundation
 import Testing
 

@@ -1,4 +1,5 @@
 import CustosCrypto
+import CustosCryptoServices
 import Foundation
 import Testing
 #if canImport(FoundationNetworking)

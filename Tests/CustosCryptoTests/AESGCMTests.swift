@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CustosCrypto
+import CustosCryptoServices
 
 /// McGrew & Viega, "The Galois/Counter Mode of Operation (GCM)", appendix B,
 /// test cases 13-16 (AES-256, 96-bit IV).

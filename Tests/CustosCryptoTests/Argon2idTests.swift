@@ -1,6 +1,7 @@
 import CustosCore
 import Testing
 @testable import CustosCrypto
+import CustosCryptoServices
 
 @Suite("Argon2id")
 struct Argon2idTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CustosCrypto
+import CustosCryptoServices
 
 @Suite("MasterKey")
 struct MasterKeyTests {

@@ -2,6 +2,7 @@ import CustosCore
 import Foundation
 import Testing
 @testable import CustosCrypto
+import CustosCryptoServices
 
 /// During a master key rotation everything is sealed under the primary key and opened under
 /// it or, failing authentication, under the previous one.

@@ -1,6 +1,7 @@
 import CustosAPI
 import CustosCore
 import CustosCrypto
+import CustosCryptoServices
 import CustosFace
 import CustosSDK
 @testable import CustosStore

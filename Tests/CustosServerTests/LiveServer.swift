@@ -1,5 +1,6 @@
 import CustosCore
 import CustosCrypto
+import CustosCryptoServices
 import CustosHTTP
 import CustosRuntime
 import CustosSDK

@@ -1,6 +1,7 @@
 import CustosAPI
 import CustosCore
 import CustosCrypto
+import CustosCryptoServices
 import CustosTestSupport
 import Foundation
 import Testing

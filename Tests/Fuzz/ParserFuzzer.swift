@@ -1,10 +1,11 @@
 // libFuzzer targets for the parsers that read what clients send, built by Tests/Fuzz/build.sh
-// with coverage and AddressSanitizer over CustosAPI, CustosCore and CustosCrypto's own sources.
+// with coverage and AddressSanitizer over CustosAPI, CustosCore, CustosCrypto and CustosCryptoServices' own sources.
 // (and CustosHTTP's request parsing) `CUSTOS_FUZZ_TARGET` chooses the target; each takes any bytes and must answer with a value or
 // a thrown error: a trap, a crash, a leak or a hang is a finding.
 @testable import CustosAPI
 @testable import CustosCore
 import CustosCrypto
+import CustosCryptoServices
 @testable import CustosHTTP
 import Foundation
 

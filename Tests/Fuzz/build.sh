@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets into .build/fuzz (again only when a source changed):
 #   image     CFaceShim's image decoders (C: libjpeg, libpng, EXIF), with ASan and UBSan
-#   parsers   CustosAPI, CustosCore, CustosCrypto and CustosHTTP compiled with coverage and
+#   parsers   CustosAPI, CustosCore, CustosCrypto, CustosCryptoServices and CustosHTTP compiled with coverage and
 #             ASan, and Tests/Fuzz/ParserFuzzer.swift (CUSTOS_FUZZ_TARGET=json|form|webauthn|jose|http)
 # With the Swift toolchain's clang and swiftc, which ship libFuzzer.
 set -euo pipefail
@@ -43,10 +43,11 @@ module() {
 module CustosAPI
 module CustosCore
 module CustosCrypto
+module CustosCryptoServices
 module CustosHTTP
 if [[ $rebuilt -eq 1 ]] || stale "$out/parsers" Tests/Fuzz/ParserFuzzer.swift; then
   echo "fuzz-build: parsers" >&2
   swiftc "${swift_flags[@]}" -module-name ParserFuzzer Tests/Fuzz/ParserFuzzer.swift \
-    "$out/libCustosHTTP.a" "$out/libCustosCrypto.a" "$out/libCustosCore.a" "$out/libCustosAPI.a" -lcrypto -largon2 -lmicrohttpd \
+    "$out/libCustosHTTP.a" "$out/libCustosCryptoServices.a" "$out/libCustosCrypto.a" "$out/libCustosCore.a" "$out/libCustosAPI.a" -lcrypto -largon2 -lmicrohttpd \
     -o "$out/parsers"
 fi

@@ -1,4 +1,5 @@
 import CustosCore
+import CustosCrypto
 import Foundation
 
 /// Core's `ClientKeyOperations` over OpenSSL: clients' public P-256 JWKs, ID tokens encrypted

@@ -1,4 +1,5 @@
 import CustosCore
+import CustosCrypto
 import Foundation
 
 /// Core's device-key checks over OpenSSL: P-256 keys as JWKs, ES256 signatures.

@@ -1,5 +1,6 @@
 import CustosAPI
 import CustosCore
+import CustosCrypto
 import Foundation
 
 /// The server's 32-byte root secret. Purpose-specific keys are derived from it with HKDF,

@@ -1,5 +1,6 @@
 import CArgon2
 import CustosCore
+import CustosCrypto
 
 /// Argon2id password hashing (RFC 9106) through libargon2, producing PHC strings such as
 /// `$argon2id$v=19$m=65536,t=3,p=1$<salt>$<hash>`.

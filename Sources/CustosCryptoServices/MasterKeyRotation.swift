@@ -1,4 +1,5 @@
 import CustosCore
+import CustosCrypto
 import Foundation
 
 /// What a master-key rotation did.

@@ -1,5 +1,6 @@
 import CustosAPI
 import CustosCore
+import CustosCrypto
 import Foundation
 
 /// Webhook secrets derived from the master key, one per API key (HKDF, purpose

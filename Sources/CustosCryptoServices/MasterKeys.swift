@@ -1,3 +1,4 @@
+import CustosCrypto
 import Foundation
 
 /// The master key that seals, and — while the master key is being rotated — the one before

@@ -1,4 +1,5 @@
 import CustosCore
+import CustosCrypto
 import Foundation
 import Synchronization
 
