@@ -28,7 +28,7 @@ fi
 
 # One module at a time, as SwiftPM builds them, each instrumented for coverage; a module is
 # built again when its sources changed or a module it imports was.
-swift_flags=(-O -wmo -parse-as-library -sanitize=fuzzer,address -enable-testing -I "$out" -I Sources/COpenSSL -I Sources/CArgon2
+swift_flags=(-O -wmo -parse-as-library -sanitize=fuzzer,address -enable-testing -package-name custos -I "$out" -I Sources/COpenSSL -I Sources/CArgon2
              -I Sources/CMicroHTTPD)
 rebuilt=0
 module() {
