@@ -59,6 +59,8 @@ import Testing
         let authenticate = try CLI.run(["idv", "authenticate", "--help"]).stdout
         #expect(authenticate.contains("--fps FPS") && authenticate.contains("(default 10)"))
         #expect(try CLI.run(["serve", "--help"]).stdout.contains("--take-memory-days N"))
+        let exchange = try CLI.run(["token", "exchange", "--help"]).stdout
+        #expect(exchange.contains("the authorization code (required)") && !exchange.contains("the PKCE code verifier (required)"))
     }
 
     @Test(arguments: [
@@ -67,6 +69,14 @@ import Testing
         (["admin", "idv", "document", "t1", "--side", "top", "--out", "x"], "--side must be front or back, got 'top'"),
         (["admin", "audit", "verify", "--expect-head", "7"], "--expect-head must be SEQ:HASH as verify prints it"),
         (["device", "activate", "--server", "ftp://x"], "--server must be an http(s) URL, got 'ftp://x'"),
+        // Options with no default of their own: a value they do not take is refused, never read as "not given".
+        (["face", "analyze", "--preset", "bogus", "x.jpg"], "--preset must be selfie or peer or thorough, got 'bogus'"),
+        (["face", "analyze", "--detector", "svm", "x.jpg"], "--detector must be hog or cnn, got 'svm'"),
+        (["face", "compare", "--jitters", "500", "a.jpg", "b.jpg"], "--jitters must be an integer in 0...100, got '500'"),
+        (["eval", "calibrate", "--identities", "/tmp", "--target-fmr", "2"], "--target-fmr must be a rate between 0 and 1 (exclusive), got '2'"),
+        (["eval", "liveness", "--data", "/tmp", "--window", "1"], "--window must be an integer in 3...40, got '1'"),
+        (["notifications", "act", "u", "approve", "--number", "5"], "--number must be a number from 10 to 99, got '5'"),
+        (["bench", "idv", "--enroll", "a", "--frames", "b", "--enroll-fps", "0"], "--enroll-fps must be a number in (0, 240], got '0'"),
     ])
     func aValueThatDoesNotFitItsTypeIsAUsageErrorBeforeAnythingRuns(arguments: [String], message: String) throws {
         let result = try CLI.run(arguments)
@@ -79,11 +89,23 @@ import Testing
     @Test(arguments: [
         (["idv", "optin"], "--frames DIR is required"),
         (["idv", "authenticate", "--frames", "/nonexistent"], "--frames: /nonexistent is not a folder"),
-        (["idv", "kyc", "--frames", "/tmp"], "--document is required"),
-        (["idv", "document-scan"], "--front is required"),
+        (["idv", "kyc", "--frames", "/tmp"], "--document IMAGE is required"),
+        (["idv", "document-scan"], "--front IMAGE is required"),
         (["idv", "document-scan", "--front", "/nonexistent.jpg"], "--front: no file /nonexistent.jpg"),
         (["admin", "idv", "document", "t1"], "--out FILE is required"),
-        (["device", "activate", "--code", "x"], "--user is required"),
+        (["device", "activate", "--code", "x"], "--user USER is required"),
+        // Required options are declared as such: the parser refuses a command line without them.
+        (["device", "register"], "--user USER is required"),
+        (["admin", "device", "link"], "--user USER is required"),
+        (["admin", "client", "create", "--name", "App"], "--redirect-uri URI is required"),
+        (["token", "exchange", "--client-id", "oc_x", "--redirect-uri", "app:/cb"], "--code CODE is required"),
+        (["token", "verify", "eyJ"], "--client-id CLIENT is required"),
+        (["bench", "token", "--client-id", "oc_x"], "--redirect-uri URI is required"),
+        (["bench", "idv", "--frames", "b"], "--enroll DIR is required"),
+        (["admin", "keys", "rotate-master"], "--new-master-key-file FILE is required"),
+        (["eval", "pairs"], "--pairs FILE is required"),
+        (["eval", "liveness"], "--data DIR is required"),
+        (["notify", "send", "--user", "alice", "--message", "M", "--action", "A:a:0"], "--subject TEXT is required"),
     ])
     func declaredChecksRunFirst(arguments: [String], message: String) throws {
         let result = try CLI.run(arguments)

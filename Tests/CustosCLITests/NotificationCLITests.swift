@@ -70,7 +70,7 @@ import Testing
         // Mistakes on the command line are usage errors.
         for (arguments, message) in [
             (["notify", "send", "--user", "nora", "--subject", "S", "--message", "M", "--action", "approve"], "write LABEL:ACTION:LEVEL"),
-            (["notify", "send", "--subject", "S", "--message", "M", "--action", "A:a:0"], "--user is required"),
+            (["notify", "send", "--subject", "S", "--message", "M", "--action", "A:a:0"], "--user USER is required"),
             (["notifications", "act", first.notificationUUID, "approve", "--number", "7", "--profile", profile], "--number must be"),
         ] {
             let result = try CLI.run(arguments + ["--server", served.server], environment: ["CUSTOS_API_KEY": served.rpKey])

@@ -11,6 +11,9 @@ struct OptionSpec: Sendable {
     /// Turns the text into the typed value a command reads (see `Option`); a usage error when
     /// it does not fit.
     var convert: (@Sendable (String) throws -> any Sendable)? = nil
+    /// The command cannot run without it (see `Required`): the parser refuses a command line
+    /// that leaves it out.
+    var isRequired = false
 
     static func value(_ name: String, _ valueName: String, _ help: String) -> OptionSpec {
         OptionSpec(name: name, valueName: valueName, help: help, isSwitch: false)
@@ -31,11 +34,15 @@ struct OptionSpec: Sendable {
         "--\(name)" + (valueName.map { " \($0)" } ?? "") + (isSwitch ? "[=true|false]" : "")
     }
 
-    /// The help line with the default, unless the help already says it.
+    /// The help line with the default, unless the help already says it, or that it is required.
     var helpWithDefault: String {
+        if isRequired { return "\(help) (required)" }
         guard let defaultText, !help.contains("(default") else { return help }
         return "\(help) (default \(defaultText))"
     }
+
+    /// The usage error for a command line that leaves a required option out.
+    var missing: UsageError { UsageError("--\(name)\(valueName.map { " " + $0 } ?? "") is required") }
 }
 
 /// What a command accepts, for parsing and for `--help`.
@@ -167,6 +174,7 @@ enum ArgumentParser {
             }
         }
         if !result.wantsHelp {
+            if let left = spec.options.first(where: { $0.isRequired && result.values[$0.name] == nil }) { throw left.missing }
             try checkPositionals(result.positionals, spec: spec)
             for (argument, value) in zip(spec.arguments, result.positionals) { result.named[argument.name] = value }
         }

@@ -4,11 +4,11 @@ import Foundation
 
 /// Options and helpers shared by the commands that talk to a server.
 enum ClientOptions {
-    static let server = Option<URL?>("server", "URL", default: nil, help: "server base URL [CUSTOS_SERVER] (default \(defaultServer))",
+    static let server = Option<URL?>(optional: "server", "URL", help: "server base URL [CUSTOS_SERVER] (default \(defaultServer))",
                                      expected: "an http(s) URL", convert: httpURL)
     /// On a command run in a profile's session the server is the profile's: one named here
     /// must be the same (see `Profile.open`).
-    static let profileServer = Option<URL?>("server", "URL", default: nil,
+    static let profileServer = Option<URL?>(optional: "server", "URL",
                                             help: "must be the server the profile was activated against, if given [CUSTOS_SERVER]",
                                             expected: "an http(s) URL", convert: httpURL)
     static let apiKey = Option<String?>.text("api-key", "KEY", help: "API key [CUSTOS_API_KEY]")

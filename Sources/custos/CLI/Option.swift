@@ -19,6 +19,16 @@ struct Option<Value: Sendable>: Sendable {
     }
 }
 
+extension Option {
+    /// An option with no default of its own: nil when not given. `convert` answers nil for
+    /// text it does not take, which is refused (its answer is never read as "not given": a
+    /// closure returning `Wrapped?` where `Wrapped??` is expected would make that mistake).
+    init<Wrapped>(optional name: String, _ placeholder: String, help: String, expected: String,
+                  convert: @escaping @Sendable (String) -> Wrapped?) where Value == Wrapped? {
+        self.init(name, placeholder, default: nil, help: help, expected: expected) { text in convert(text).map { .some($0) } }
+    }
+}
+
 extension Option where Value == String? {
     /// Text, nil when not given.
     static func text(_ name: String, _ placeholder: String, help: String) -> Self {
@@ -35,6 +45,30 @@ extension Option where Value == String {
     /// One of a few words.
     static func choice(_ name: String, _ choices: [String], default value: String, help: String) -> Self {
         Option(name, name.uppercased(), default: value, shownDefault: value, help: help, expected: choices.joined(separator: " or ")) { choices.contains($0) ? $0 : nil }
+    }
+}
+
+extension Option where Value == String? {
+    /// One of a few words, nil when not given (the command has its own default).
+    static func choice(_ name: String, _ placeholder: String, _ choices: [String], help: String) -> Self {
+        Option(optional: name, placeholder, help: help, expected: choices.joined(separator: " or ")) { choices.contains($0) ? $0 : nil }
+    }
+}
+
+extension Option where Value == Int? {
+    /// An integer in `range`, nil when not given (the command has its own default).
+    static func integer(_ name: String, _ placeholder: String = "N", in range: ClosedRange<Int>, help: String) -> Self {
+        Option(optional: name, placeholder, help: help, expected: integerExpectation(range)) { text in
+            Int(text).flatMap { range.contains($0) ? $0 : nil }
+        }
+    }
+}
+
+extension Option where Value == Double? {
+    /// A number for which `accepts` holds (`expected` says which), nil when not given.
+    static func number(_ name: String, _ placeholder: String, expected: String, help: String,
+                       accepts: @escaping @Sendable (Double) -> Bool) -> Self {
+        Option(optional: name, placeholder, help: help, expected: expected) { text in Double(text).flatMap { accepts($0) ? $0 : nil } }
     }
 }
 
@@ -62,20 +96,36 @@ extension Option where Value == Double {
 extension Option where Value == Double? {
     /// A frame rate with no default of its own.
     static func framesPerSecond(_ name: String, help: String) -> Self {
-        Option(name, "FPS", default: nil, help: help, expected: framesPerSecondRange, convert: custos.framesPerSecond)
+        Option(optional: name, "FPS", help: help, expected: framesPerSecondRange, convert: custos.framesPerSecond)
     }
 }
 
 extension Option where Value == URL? {
     /// A file or folder path, nil when not given.
     static func path(_ name: String, _ placeholder: String = "PATH", help: String) -> Self {
-        Option(name, placeholder, default: nil, help: help, expected: "a path") { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+        Option(optional: name, placeholder, help: help, expected: "a path") { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
     }
 }
 
 private extension Double {
     /// `12` rather than `12.0`.
     func formatted() -> String { self == rounded() ? String(Int(self)) : String(self) }
+}
+
+/// An option the command cannot run without, made from an optional one (`Option.required`):
+/// the parser refuses a command line without it ("--user USER is required", exit 2) before
+/// the command runs, and the command reads its value unwrapped.
+struct Required<Value: Sendable>: Sendable {
+    let spec: OptionSpec
+}
+
+extension Option {
+    /// This option, required by the command that lists it (another command may list it as optional).
+    func required<Wrapped>() -> Required<Wrapped> where Value == Wrapped? {
+        var spec = self.spec
+        spec.isRequired = true
+        return Required(spec: spec)
+    }
 }
 
 /// A boolean option: `--name` is true, absent false.
@@ -110,4 +160,15 @@ extension ParsedArguments {
     }
 
     subscript(_ flag: Flag) -> Bool { has(flag.spec.name) }
+
+    /// Every value given for an option that may be repeated (`--action`, `--redirect-uri`), in order.
+    func every(_ option: OptionSpec) -> [String] { repeatedValues[option.name] ?? [] }
+
+    /// A required option's value (the parser refused the command line without it).
+    subscript<Value>(_ option: Required<Value>) -> Value {
+        get throws(UsageError) {
+            guard let value = typed[option.spec.name] as? Value else { throw option.spec.missing }
+            return value
+        }
+    }
 }

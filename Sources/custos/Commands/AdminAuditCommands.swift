@@ -13,7 +13,7 @@ enum AdminAuditCommands {
     static let all: [Command] = [verify, list]
 
     static let expectHead = Option<(sequence: Int64, hash: Data)?>(
-        "expect-head", "SEQ:HASH", default: nil, help: "a head printed by an earlier verify: that event must still have that hash",
+        optional: "expect-head", "SEQ:HASH", help: "a head printed by an earlier verify: that event must still have that hash",
         expected: "SEQ:HASH as verify prints it (a sequence number, a colon, 64 hex digits)", convert: parseHead)
 
     static let full = Flag("full", help: "with --expect-head: recompute the whole chain too, not only the events after the head")

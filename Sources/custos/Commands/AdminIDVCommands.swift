@@ -9,7 +9,7 @@ enum AdminIDVCommands {
 
     static let transaction = Argument("transaction", help: "the idv_audit_transaction_id of the workflow's result")
     static let side = Option<String>.choice("side", ["front", "back"], default: "front", help: "front or back")
-    static let out = Option<URL?>.path("out", "FILE", help: "where to write the image (created readable by its owner only)")
+    static let out = Option<URL?>.path("out", "FILE", help: "where to write the image (created readable by its owner only)").required()
 
     static let verdict = Command(spec: CommandSpec(
         path: "admin idv verdict", summary: "Show an IDV transaction's verdict with its evidence and the signed result.",
@@ -32,12 +32,9 @@ enum AdminIDVCommands {
     static let document = Command(spec: CommandSpec(
         path: "admin idv document", summary: "Save one side of a document scan's identity document, as uploaded (the read is audited).",
         options: AdminUserCommands.remoteTextOnly + [side.spec, out.spec], arguments: [transaction],
-        example: "custos admin idv document <transaction> --side back --out back.jpg"),
-        validate: { arguments in
-            guard arguments[out] != nil else { throw UsageError("--out FILE is required") }
-        }
+        example: "custos admin idv document <transaction> --side back --out back.jpg")
     ) { arguments in
-        let (side, out) = (arguments[side], arguments[out]!.path)
+        let (side, out) = (arguments[side], try arguments[out].path)
         let client = try ClientOptions.adminClient(arguments)
         let transactionID = arguments[transaction]
         let image = try await client.idvDocument(transactionID, side: side)

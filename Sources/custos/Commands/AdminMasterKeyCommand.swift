@@ -14,18 +14,15 @@ enum AdminMasterKeyCommand {
     static let settings: [Setting] = AdminKeysCommand.settings
 
     static let newKeyFile = Option<String?>.text("new-master-key-file", "FILE",
-                                                 help: "file holding the new master key (base64 of 32 bytes); give the current one as --master-key-file")
+                                                 help: "file holding the new master key (base64 of 32 bytes); give the current one as --master-key-file").required()
 
     static let rotate = Command(spec: CommandSpec(
         path: "admin keys rotate-master",
         summary: "Re-seal templates, frame memories, document images and signing keys and re-key the audit under a new master key (no downtime).",
         options: [ClientOptions.json.spec, newKeyFile.spec] + ServeCommand.settingOptions(settings),
-        example: "custos admin keys rotate-master --master-key-file old.key --new-master-key-file new.key"),
-        validate: { arguments in
-            guard arguments[newKeyFile] != nil else { throw UsageError("--new-master-key-file FILE is required") }
-        }
+        example: "custos admin keys rotate-master --master-key-file old.key --new-master-key-file new.key")
     ) { arguments in
-        let newKeyPath = arguments[newKeyFile]!
+        let newKeyPath = try arguments[newKeyFile]
         let configuration = try ServeCommand.resolveConfiguration(arguments, settings: settings).configuration
         guard configuration.previousMasterKeyFile == nil else {
             throw UsageError("give the key this data is sealed with as the master key and the new one as --new-master-key-file, without previous_master_key_file")

@@ -7,8 +7,8 @@ import Foundation
 /// `custos bench idv`: full server biometric authentications (workflow 8: initiate, confirm,
 /// frames, liveness and match) per second against a running server, through the SDK.
 enum BenchIDVCommand {
-    static let enroll = Option<String?>.text("enroll", "DIR", help: "JPEG frames each bench user opts in with (name order)")
-    static let frames = Option<String?>.text("frames", "DIR", help: "JPEG frames of one authentication (name order)")
+    static let enroll = Option<String?>.text("enroll", "DIR", help: "JPEG frames each bench user opts in with (name order)").required()
+    static let frames = Option<String?>.text("frames", "DIR", help: "JPEG frames of one authentication (name order)").required()
     static let fps = Option<Double>.framesPerSecond("fps", default: 12, help: "frame rate of the authentication frames, in (0, 240]")
     static let enrollFPS = Option<Double?>.framesPerSecond("enroll-fps", help: "frame rate of the opt-in frames (default: --fps)")
     static let size = Option<[Int]>("size", "WxH", default: [640, 480], shownDefault: "640x480",
@@ -22,12 +22,9 @@ enum BenchIDVCommand {
         path: "bench idv", summary: "Measure server biometric authentications (latency, per second) against a running server.",
         options: [ClientOptions.server.spec, ClientOptions.apiKey.spec, enroll.spec, frames.spec, fps.spec, enrollFPS.spec, size.spec,
                   BenchAccounts.seconds.spec, concurrency.spec],
-        example: "custos bench idv --enroll enroll-frames/ --frames auth-frames/ --seconds 30"),
-        validate: { arguments in
-            guard arguments[enroll] != nil, arguments[frames] != nil else { throw UsageError("--enroll DIR and --frames DIR are required") }
-        }
+        example: "custos bench idv --enroll enroll-frames/ --frames auth-frames/ --seconds 30")
     ) { arguments in
-        let (enrollPath, framesPath) = (arguments[enroll]!, arguments[frames]!)
+        let (enrollPath, framesPath) = (try arguments[enroll], try arguments[frames])
         let fps = arguments[fps]
         let enrollFPS = arguments[enrollFPS] ?? fps
         let size = arguments[size]

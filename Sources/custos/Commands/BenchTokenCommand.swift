@@ -11,23 +11,20 @@ import FoundationNetworking
 /// Argon2id-bound) per second, each with p50/p95.
 enum BenchTokenCommand {
     static let concurrency = BenchAccounts.concurrency("clients at once", default: 4)
-    static let clientID = Option<String?>.text("client-id", "CLIENT", help: "a public OpenID client (admin client create)")
-    static let redirectURI = Option<String?>.text("redirect-uri", "URI", help: "its registered redirect URI")
+    static let clientID = Option<String?>.text("client-id", "CLIENT", help: "a public OpenID client (admin client create)").required()
+    static let redirectURI = Option<String?>.text("redirect-uri", "URI", help: "its registered redirect URI").required()
 
     static let command = Command(spec: CommandSpec(
         path: "bench token", summary: "Measure bound-device sign-ins, code exchanges, discovery/JWKS reads and password fallbacks per second.",
         options: [ClientOptions.server.spec, ClientOptions.apiKey.spec, BenchAccounts.seconds.spec, concurrency.spec, clientID.spec,
                   redirectURI.spec],
-        example: "custos bench token --client-id oc_… --redirect-uri com.example.app:/cb --seconds 10"),
-        validate: { arguments in
-            guard arguments[clientID] != nil, arguments[redirectURI] != nil else { throw UsageError("--client-id and --redirect-uri are required") }
-        }
+        example: "custos bench token --client-id oc_… --redirect-uri com.example.app:/cb --seconds 10")
     ) { arguments in
         let (seconds, concurrency) = (arguments[BenchAccounts.seconds], arguments[concurrency])
         let admin = try ClientOptions.adminClient(arguments)
         let server = try ClientOptions.serverURL(arguments)
         let password = "bench password 123"
-        let request = BoundUserAuthenticationRequest(redirectURI: arguments[redirectURI]!, clientID: arguments[clientID]!)
+        let request = BoundUserAuthenticationRequest(redirectURI: try arguments[redirectURI], clientID: try arguments[clientID])
 
         try await BenchAccounts.withKeyDirectory { keys in
             let accounts = try await BenchAccounts.provision(concurrency, prefix: "token", admin: admin, server: server,

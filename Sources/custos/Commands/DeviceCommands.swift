@@ -7,8 +7,8 @@ import Foundation
 enum DeviceCommands {
     static let all: [Command] = [activate, login, logout, changePassword, list, revoke]
 
-    static let user = Option<String?>.text("user", "USER", help: "the user id")
-    static let code = Option<String?>.text("code", "CODE", help: "the activation code")
+    static let user = Option<String?>.text("user", "USER", help: "the user id").required()
+    static let code = Option<String?>.text("code", "CODE", help: "the activation code").required()
     static let name = Option<String?>.text("name", "NAME", help: "device name (default: this host's name)")
     static let noPassword = Flag("no-password", help: "device signature only (when the policy allows)")
     static let token = Option<String?>.text("token", "TOKEN", help: "the password_change_token of a 110 answer")
@@ -17,13 +17,9 @@ enum DeviceCommands {
         path: "device activate", summary: "Bind this device to a user with the one-time activation code and set the password.",
         options: [user.spec, code.spec, name.spec, ClientOptions.passwordStdin.spec,
                   ClientOptions.server.spec, ClientOptions.profile.spec, ClientOptions.json.spec],
-        example: "custos device activate --user alice --code <activation code> --server http://127.0.0.1:8080"),
-        validate: { arguments in
-            guard arguments[user] != nil else { throw UsageError("--user is required") }
-            guard arguments[code] != nil else { throw UsageError("--code is required") }
-        }
+        example: "custos device activate --user alice --code <activation code> --server http://127.0.0.1:8080")
     ) { arguments in
-        let (userID, code) = (arguments[user]!, arguments[code]!)
+        let (userID, code) = (try arguments[user], try arguments[code])
         let server = try ClientOptions.serverURL(arguments)
         let directory = Profile.directory(arguments)
         let password = try PasswordInput.readNew(arguments)

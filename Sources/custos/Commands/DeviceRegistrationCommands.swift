@@ -8,7 +8,7 @@ import Foundation
 enum DeviceRegistrationCommands {
     static let all: [Command] = [register, link]
 
-    static let user = Option<String?>.text("user", "USER", help: "the user id")
+    static let user = Option<String?>.text("user", "USER", help: "the user id").required()
     static let code = Option<String?>.text("code", "CODE", help: "the registration code (from admin device link); without it, the password")
     static let name = Option<String?>.text("name", "NAME", help: "device name (default: this host's name)")
     static let approval = Flag("approval", help: "ask the user's bound devices to approve this one, proved by the password: prints the number to type there, then waits")
@@ -19,13 +19,12 @@ enum DeviceRegistrationCommands {
                   ClientOptions.server.spec, ClientOptions.profile.spec, ClientOptions.json.spec],
         example: "custos device register --user alice --code rc_…"),
         validate: { arguments in
-            guard arguments[user] != nil else { throw UsageError("--user is required") }
             let proofs = [arguments[code] != nil, arguments[ClientOptions.passwordStdin]].filter { $0 }.count
             if proofs > 1 { throw UsageError("give one of --code or the password") }
             if arguments[approval] && arguments[code] != nil { throw UsageError("--approval asks with the password; leave out --code") }
         }
     ) { arguments in
-        let userID = arguments[user]!
+        let userID = try arguments[user]
         let server = try ClientOptions.serverURL(arguments)
         let directory = Profile.directory(arguments)
         let client = try Profile.client(server: server, directory: directory)
@@ -52,12 +51,9 @@ enum DeviceRegistrationCommands {
 
     static let link = Command(spec: CommandSpec(
         path: "admin device link", summary: "Issue a one-time registration code that binds a new device to an active user.",
-        options: AdminUserCommands.remote + [user.spec], example: "custos admin device link --user alice"),
-        validate: { arguments in
-            guard arguments[user] != nil else { throw UsageError("--user is required") }
-        }
+        options: AdminUserCommands.remote + [user.spec], example: "custos admin device link --user alice")
     ) { arguments in
-        let issued = try await ClientOptions.adminClient(arguments).issueRegistrationCode(arguments[user]!)
+        let issued = try await ClientOptions.adminClient(arguments).issueRegistrationCode(try arguments[user])
         try ClientOptions.output(arguments, issued) {
             ["registration code for \(issued.userID) (single use, expires \(iso(issued.expiresAt))):", issued.registrationCode,
              "on the new device: custos device register --user \(issued.userID) --code \(issued.registrationCode)"]

@@ -10,26 +10,24 @@ enum EvalCalibrateCommand {
     static let command = Command(
         spec: CommandSpec(path: "eval calibrate",
                           summary: "Find the match threshold for a target false-match rate on labelled pairs (FMR, FNMR, counts).",
-                          options: [
-                              .value("pairs", "FILE", "LFW pairs.txt or TSV img1<TAB>img2<TAB>same (as eval pairs)"),
-                              .value("root", "DIR", "image root for --pairs"),
-                              .value("identities", "DIR", "instead of --pairs: every pair of DIR/<Name>/<images>"),
-                              .value("target-fmr", "RATE", "highest acceptable false-match rate (default 1e-3)"),
-                              .value("threads", "N", "parallel descriptor workers (default: all cores)"),
-                              .flag("json", "print one JSON object instead of text"),
-                          ] + FaceCommandSupport.analysisOptions.filter { $0.name != "landmarks" && $0.name != "preset" } + [
-                              .value("preset", "NAME", "thorough (default here: upsample 1, <= 2000 px), selfie, peer"),
-                          ])
+                          options: [pairs.spec, root.spec, identities.spec, targetFMR.spec, FaceCommandSupport.threads.spec,
+                                    FaceCommandSupport.json.spec] + FaceCommandSupport.datasetOptions)
     ) { arguments in
         try run(arguments)
     }
 
+    static let pairs = Option<String?>.text("pairs", "FILE", help: "LFW pairs.txt or TSV img1<TAB>img2<TAB>same (as eval pairs)")
+    static let root = Option<String>.text("root", "DIR", default: ".", help: "image root for --pairs")
+    static let identities = Option<String?>.text("identities", "DIR", help: "instead of --pairs: every pair of DIR/<Name>/<images>")
+    static let targetFMR = Option<Double?>.number("target-fmr", "RATE", expected: "a rate between 0 and 1 (exclusive)",
+                                                  help: "highest acceptable false-match rate (default 1e-3)") { $0 > 0 && $0 < 1 }
+
     private static func run(_ arguments: ParsedArguments) throws -> ExitCode {
-        let target = try targetFMR(arguments)
+        let target = arguments[targetFMR] ?? 1e-3
         let (pairs, source) = try pairList(arguments)
         var options = try FaceCommandSupport.faceOptions(arguments, descriptor: true, defaultPreset: "thorough")
         options.landmarks = .five
-        let threads = try arguments.integer("threads", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        let threads = arguments[FaceCommandSupport.threads] ?? ProcessInfo.processInfo.activeProcessorCount
         let engine = try FaceCommandSupport.engine(arguments, poolSize: threads, options: options)
         let scored = ScoredPairs(pairs, engine: engine, options: options, threads: threads)
         guard let calibration = Calibration(scored.metrics, targetFMR: target) else {
@@ -37,7 +35,7 @@ enum EvalCalibrateCommand {
                           + "(\(scored.metrics.genuineCount) same, \(scored.metrics.impostorCount) different)")
             return .failure
         }
-        if arguments.has("json") {
+        if arguments[FaceCommandSupport.json] {
             Console.out(try FaceCommandSupport.json(Report(calibration: calibration, scored: scored, source: source)))
         } else {
             for line in text(calibration, scored: scored, source: source, threads: threads) { Console.out(line) }
@@ -45,18 +43,10 @@ enum EvalCalibrateCommand {
         return .ok
     }
 
-    private static func targetFMR(_ arguments: ParsedArguments) throws -> Double {
-        guard let text = arguments.value("target-fmr") else { return 1e-3 }
-        guard let value = Double(text), value > 0, value < 1 else {
-            throw UsageError("--target-fmr must be a rate between 0 and 1 (exclusive), got '\(text)'")
-        }
-        return value
-    }
-
     private static func pairList(_ arguments: ParsedArguments) throws -> (pairs: [ImagePair], source: String) {
-        switch (arguments.value("pairs"), arguments.value("identities")) {
+        switch (arguments[pairs], arguments[identities]) {
         case (let file?, nil):
-            return (try PairsFile.read(file, root: arguments.value("root") ?? ".").pairs, file)
+            return (try PairsFile.read(file, root: arguments[root]).pairs, file)
         case (nil, let directory?):
             return (try PairsFile.identities(root: directory).pairs, directory)
         default:

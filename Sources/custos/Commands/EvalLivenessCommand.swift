@@ -10,25 +10,25 @@ enum EvalLivenessCommand {
     static let command = Command(
         spec: CommandSpec(path: "eval liveness",
                           summary: "Evaluate liveness detection: BPCER on genuine sequences, APCER per presentation-attack type.",
-                          options: [
-                              .value("data", "DIR", "the liveness data (MANIFEST.tsv, frames/<name>/, live/, spoof/)"),
-                              .value("actions", "LIST", "challenge actions, comma-separated (default: blink,turn_left,turn_right)"),
-                              .value("window", "N", "frames per genuine window and per attack sequence (default 16)"),
-                              .value("stride", "N", "frames between window starts (default: half the window)"),
-                              .value("limit", "N", "at most N windows per sequence (default: all)"),
-                              .value("attack-sources", "N", "genuine frames per sequence that attacks are made from (default 3)"),
-                              .value("threads", "N", "parallel analysis workers (default: all cores)"),
-                              .value("models-dir", "DIR", "dlib model files [CUSTOS_MODELS_DIR]; default: face_recognition_models in .custos/venv"),
-                              .flag("json", "print one JSON object instead of text"),
-                          ])
+                          options: [data.spec, actions.spec, window.spec, stride.spec, limit.spec, attackSources.spec,
+                                    FaceCommandSupport.threads.spec, FaceCommandSupport.modelsDirectory.spec, FaceCommandSupport.json.spec])
     ) { arguments in
         try run(arguments)
     }
 
+    static let data = Option<String?>.text("data", "DIR", help: "the liveness data (MANIFEST.tsv, frames/<name>/, live/, spoof/)").required()
+    static let actions = Option<String?>.text("actions", "LIST", help: "challenge actions, comma-separated (default: blink,turn_left,turn_right)")
+    static let window = Option<Int?>.integer("window", in: LivenessPolicy().minimumFrames...LivenessPolicy().maximumFrames,
+                                             help: "frames per genuine window and per attack sequence (default 16)")
+    static let stride = Option<Int?>.integer("stride", in: 1...10_000, help: "frames between window starts (default: half the window)")
+    static let limit = Option<Int?>.integer("limit", in: 1...10_000, help: "at most N windows per sequence (default: all)")
+    static let attackSources = Option<Int?>.integer("attack-sources", in: 0...100,
+                                                    help: "genuine frames per sequence that attacks are made from (default 3)")
+
     private static func run(_ arguments: ParsedArguments) throws -> ExitCode {
-        guard let directory = arguments.value("data") else { throw UsageError("--data DIR is required") }
+        let directory = try arguments[data]
         let settings = try self.settings(arguments)
-        let threads = try arguments.integer("threads", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        let threads = arguments[FaceCommandSupport.threads] ?? ProcessInfo.processInfo.activeProcessorCount
         let data = try LivenessDataSet(directory: directory)
         // The server's analysis of liveness frames.
         let options = IDVPolicy().frameOptions
@@ -43,7 +43,7 @@ enum EvalLivenessCommand {
         let evaluation = try LivenessEvaluation(data: data, analysis: analysis, detector: ChallengeLivenessDetector(policy: settings.policy),
                                                 settings: settings, threads: threads)
         let report = LivenessReport(evaluation, settings: settings, analysis: analysis, seconds: Date().timeIntervalSince(started))
-        if arguments.has("json") {
+        if arguments[FaceCommandSupport.json] {
             Console.out(try FaceCommandSupport.json(report))
         } else {
             report.lines.forEach(Console.out)
@@ -53,7 +53,7 @@ enum EvalLivenessCommand {
 
     private static func settings(_ arguments: ParsedArguments) throws -> LivenessEvaluation.Settings {
         var settings = LivenessEvaluation.Settings()
-        if let list = arguments.value("actions") {
+        if let list = arguments[actions] {
             settings.actions = try list.split(separator: ",").map { name in
                 let trimmed = name.trimmingCharacters(in: .whitespaces)
                 guard let action = LivenessAction(rawValue: trimmed) else {
@@ -63,13 +63,10 @@ enum EvalLivenessCommand {
             }
             guard !settings.actions.isEmpty else { throw UsageError("--actions needs at least one action") }
         }
-        let policy = settings.policy
-        if let window = try arguments.integer("window", in: policy.minimumFrames...policy.maximumFrames) {
-            settings.window = window
-        }
-        settings.stride = try arguments.integer("stride", in: 1...10_000) ?? max(1, settings.window / 2)
-        settings.limit = try arguments.integer("limit", in: 1...10_000)
-        settings.attackSources = try arguments.integer("attack-sources", in: 0...100) ?? settings.attackSources
+        if let window = arguments[window] { settings.window = window }
+        settings.stride = arguments[stride] ?? max(1, settings.window / 2)
+        settings.limit = arguments[limit]
+        settings.attackSources = arguments[attackSources] ?? settings.attackSources
         return settings
     }
 }

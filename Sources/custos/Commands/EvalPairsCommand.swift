@@ -10,26 +10,24 @@ enum EvalPairsCommand {
     static let command = Command(
         spec: CommandSpec(path: "eval pairs",
                           summary: "Evaluate face verification on labelled pairs (LFW pairs.txt or TSV): accuracy, TAR@FAR, EER, ROC.",
-                          options: [
-                              .value("pairs", "FILE", "LFW pairs.txt (header 'FOLDS N') or TSV img1<TAB>img2<TAB>same"),
-                              .value("root", "DIR", "image root (LFW: DIR/Name/Name_000i.jpg)"),
-                              .value("roc", "FILE.svg", "write the ROC curve (log FAR axis) as SVG"),
-                              .value("csv", "FILE", "write the ROC points (threshold, far, tar) as CSV"),
-                              .value("threads", "N", "parallel descriptor workers (default: all cores)"),
-                          ] + FaceCommandSupport.analysisOptions.filter { $0.name != "landmarks" && $0.name != "preset" } + [
-                              .value("preset", "NAME", "thorough (default here: upsample 1, <= 2000 px), selfie, peer"),
-                          ])
+                          options: [pairs.spec, root.spec, roc.spec, csv.spec, FaceCommandSupport.threads.spec]
+                              + FaceCommandSupport.datasetOptions)
     ) { arguments in
         try run(arguments)
     }
 
+    static let pairs = Option<String?>.text("pairs", "FILE", help: "LFW pairs.txt (header 'FOLDS N') or TSV img1<TAB>img2<TAB>same").required()
+    static let root = Option<String>.text("root", "DIR", default: ".", help: "image root (LFW: DIR/Name/Name_000i.jpg)")
+    static let roc = Option<String?>.text("roc", "FILE.svg", help: "write the ROC curve (log FAR axis) as SVG")
+    static let csv = Option<String?>.text("csv", "FILE", help: "write the ROC points (threshold, far, tar) as CSV")
+
     private static func run(_ arguments: ParsedArguments) throws -> ExitCode {
-        guard let pairsPath = arguments.value("pairs") else { throw UsageError("--pairs FILE is required") }
-        let parsed = try PairsFile.read(pairsPath, root: arguments.value("root") ?? ".")
+        let pairsPath = try arguments[pairs]
+        let parsed = try PairsFile.read(pairsPath, root: arguments[root])
         // Default preset "thorough": dataset photos have smaller faces than selfies.
         var options = try FaceCommandSupport.faceOptions(arguments, descriptor: true, defaultPreset: "thorough")
         options.landmarks = .five
-        let threads = try arguments.integer("threads", in: 1...256) ?? ProcessInfo.processInfo.activeProcessorCount
+        let threads = arguments[FaceCommandSupport.threads] ?? ProcessInfo.processInfo.activeProcessorCount
         let engine = try FaceCommandSupport.engine(arguments, poolSize: threads, options: options)
         let scored = ScoredPairs(parsed.pairs, engine: engine, options: options, threads: threads)
         let metrics = scored.metrics
@@ -54,10 +52,10 @@ enum EvalPairsCommand {
             Console.out(String(format: "EER: %.4f at threshold %.4f", eer.rate, eer.threshold))
         }
         let title = "ROC: \(URL(fileURLWithPath: pairsPath).lastPathComponent) (\(metrics.pairs.count) pairs)"
-        if let svgPath = arguments.value("roc") {
+        if let svgPath = arguments[roc] {
             try ROCChart.svg(metrics.roc, title: title, impostors: metrics.impostorCount).write(toFile: svgPath, atomically: true, encoding: .utf8)
         }
-        if let csvPath = arguments.value("csv") {
+        if let csvPath = arguments[csv] {
             try ROCChart.csv(metrics.roc).write(toFile: csvPath, atomically: true, encoding: .utf8)
         }
         return metrics.pairs.isEmpty ? .failure : .ok

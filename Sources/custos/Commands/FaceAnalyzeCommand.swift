@@ -8,14 +8,14 @@ enum FaceAnalyzeCommand {
     static let command = Command(
         spec: CommandSpec(path: "face analyze",
                           summary: "Detect faces in JPEG/PNG images; print boxes, landmarks, quality (and descriptors) as JSON.",
-                          options: FaceCommandSupport.analysisOptions + [
-                              .flag("descriptor", "include the 128-d descriptor of each face"),
-                              .flag("pretty", "indent the JSON"),
-                          ],
+                          options: FaceCommandSupport.analysisOptions + [descriptor.spec, pretty.spec],
                           positionals: ["image..."])
     ) { arguments in
         try run(arguments)
     }
+
+    static let descriptor = Flag("descriptor", help: "include the 128-d descriptor of each face")
+    static let pretty = Flag("pretty", help: "indent the JSON")
 
     struct ImageResult: Encodable {
         let file: String
@@ -31,7 +31,7 @@ enum FaceAnalyzeCommand {
 
     private static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError("missing argument IMAGE") }
-        let options = try FaceCommandSupport.faceOptions(arguments, descriptor: arguments.has("descriptor"))
+        let options = try FaceCommandSupport.faceOptions(arguments, descriptor: arguments[descriptor])
         let engine = try FaceCommandSupport.engine(arguments, poolSize: 1, options: options)
         var results: [ImageResult] = []
         var failed = false
@@ -49,7 +49,7 @@ enum FaceAnalyzeCommand {
             results.append(result)
         }
         let encoder = JSONEncoder()
-        encoder.outputFormatting = arguments.has("pretty") ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        encoder.outputFormatting = arguments[pretty] ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
                                                            : [.sortedKeys, .withoutEscapingSlashes]
         Console.out(String(decoding: try encoder.encode(Output(images: results)), as: UTF8.self))
         return failed ? .failure : .ok

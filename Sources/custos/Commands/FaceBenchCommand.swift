@@ -10,18 +10,18 @@ enum FaceBenchCommand {
     static let command = Command(
         spec: CommandSpec(path: "face bench",
                           summary: "Time the face pipeline per stage (JSON lines); used by bench/face.sh.",
-                          options: FaceCommandSupport.analysisOptions + [
-                              .value("runs", "N", "measured runs per image (default 10)"),
-                              .value("warmup", "N", "unmeasured runs first (default 2)"),
-                              .value("threads", "N", "threads for the throughput run (default: all cores; 0 skips it)"),
-                              .value("rounds", "N", "passes over the images per thread in the throughput run (default 3)"),
-                              .value("repeat", "N", "throughput runs per thread count; the best is reported (default 3)"),
-                              .value("label", "TEXT", "label copied into every line"),
-                          ],
+                          options: FaceCommandSupport.analysisOptions + [runs.spec, warmup.spec, threads.spec, rounds.spec, repeats.spec, label.spec],
                           positionals: ["image..."])
     ) { arguments in
         try run(arguments)
     }
+
+    static let runs = Option<Int>.integer("runs", in: 1...10_000, default: 10, help: "measured runs per image")
+    static let warmup = Option<Int>.integer("warmup", in: 0...1000, default: 2, help: "unmeasured runs first")
+    static let threads = Option<Int?>.integer("threads", in: 0...256, help: "threads for the throughput run (default: all cores; 0 skips it)")
+    static let rounds = Option<Int>.integer("rounds", in: 1...1000, default: 3, help: "passes over the images per thread in the throughput run")
+    static let repeats = Option<Int>.integer("repeat", in: 1...100, default: 3, help: "throughput runs per thread count; the best is reported")
+    static let label = Option<String?>.text("label", "TEXT", help: "label copied into every line (default: the preset)")
 
     struct Stage: Encodable {
         let median: Double
@@ -57,13 +57,9 @@ enum FaceBenchCommand {
     private static func run(_ arguments: ParsedArguments) throws -> ExitCode {
         guard !arguments.positionals.isEmpty else { throw UsageError("missing argument IMAGE") }
         let options = try FaceCommandSupport.faceOptions(arguments, descriptor: true)
-        let runs = try arguments.integer("runs", in: 1...10_000) ?? 10
-        let warmup = try arguments.integer("warmup", in: 0...1000) ?? 2
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let threads = try arguments.integer("threads", in: 0...256) ?? cores
-        let rounds = try arguments.integer("rounds", in: 1...1000) ?? 3
-        let repeats = try arguments.integer("repeat", in: 1...100) ?? 3
-        let label = arguments.value("label") ?? (arguments.value("preset") ?? "selfie")
+        let (runs, warmup, rounds, repeats) = (arguments[runs], arguments[warmup], arguments[rounds], arguments[repeats])
+        let threads = arguments[threads] ?? ProcessInfo.processInfo.activeProcessorCount
+        let label = arguments[label] ?? (arguments[FaceCommandSupport.preset] ?? "selfie")
         let engine = try FaceCommandSupport.engine(arguments, poolSize: max(1, threads), options: options)
         let benchmark = FaceBenchmark(engine: engine, options: options, runs: runs, warmup: warmup)
 

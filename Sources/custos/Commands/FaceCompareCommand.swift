@@ -9,9 +9,7 @@ enum FaceCompareCommand {
     static let command = Command(
         spec: CommandSpec(path: "face compare",
                           summary: "Compare the largest face of two images: distance and decision (exit 0 same, 3 different, 1 error).",
-                          options: FaceCommandSupport.analysisOptions + [
-                              .value("threshold", "T", "same person at or below this distance [CUSTOS_FACE_THRESHOLD] (default 0.6)"),
-                          ],
+                          options: FaceCommandSupport.analysisOptions + [threshold.spec],
                           positionals: ["a", "b"])
     ) { arguments in
         try run(arguments)
@@ -25,8 +23,10 @@ enum FaceCompareCommand {
         let b: FaceBox
     }
 
-    static func threshold(_ arguments: ParsedArguments) throws -> FaceMatchPolicy {
-        let text = arguments.value("threshold") ?? ProcessInfo.processInfo.environment["CUSTOS_FACE_THRESHOLD"]
+    static let threshold = Option<String?>.text("threshold", "T", help: "same person at or below this distance [CUSTOS_FACE_THRESHOLD] (default 0.6)")
+
+    static func policy(_ arguments: ParsedArguments) throws -> FaceMatchPolicy {
+        let text = arguments[threshold] ?? ProcessInfo.processInfo.environment["CUSTOS_FACE_THRESHOLD"]
         guard let text, !text.isEmpty else { return try FaceMatchPolicy() }
         guard let value = Double(text) else { throw UsageError("threshold must be a number, got '\(text)'") }
         do { return try FaceMatchPolicy(threshold: value) } catch { throw UsageError(error.message) }
@@ -46,9 +46,9 @@ enum FaceCompareCommand {
     }
 
     private static func run(_ arguments: ParsedArguments) throws -> ExitCode {
-        let policy = try threshold(arguments)
+        let policy = try policy(arguments)
         var options = try FaceCommandSupport.faceOptions(arguments, descriptor: true)
-        if arguments.value("landmarks") == nil { options.landmarks = .five }
+        if arguments[FaceCommandSupport.landmarks] == nil { options.landmarks = .five }
         let engine = try FaceCommandSupport.engine(arguments, poolSize: 1, options: options)
         let pair: (a: Face, b: Face)
         do {

@@ -11,7 +11,10 @@ enum IDVCommands {
     static let frames = Option<URL?>.path("frames", "DIR", help: "folder of JPEG frames (name order; times from timestamps.txt '<file> <ms>' lines, else --fps)")
     static let fps = Option<Double>.framesPerSecond("fps", default: 10, help: "frame rate when there is no timestamps.txt")
     static let noPace = Flag("no-pace", help: "send at once instead of taking as long as the recording (the server checks the capture fits the challenge's lifetime)")
+    /// Opt-in and KYC cannot run without frames (a declined authentication can).
+    static let requiredFrames = frames.required()
     static let framesOptions: [OptionSpec] = [frames.spec, fps.spec, noPace.spec]
+    static let requiredFramesOptions: [OptionSpec] = [requiredFrames.spec, fps.spec, noPace.spec]
     static let consent = Option<String>.text("consent-version", "V", default: "v1", help: "the consent text version the user accepted")
     static let decline = Flag("decline", help: "answer the start confirmation with no: the workflow ends with error 240 (exit 8)")
     static let declineAuthentication = Flag("decline", help: "answer the start confirmation with no: the workflow ends with error 240 (exit 8), no attempt used, no --frames needed")
@@ -19,14 +22,13 @@ enum IDVCommands {
 
     /// `option` names a file that is there: a name that leads nowhere is a mistake on the
     /// command line (exit 2); a file there that cannot be read is a failure (exit 1).
-    @Sendable static func requireFile(_ option: Option<URL?>, in arguments: ParsedArguments) throws {
-        guard let file = arguments[option] else { throw UsageError("--\(option.spec.name) is required") }
-        guard FileManager.default.fileExists(atPath: file.path) else { throw UsageError("--\(option.spec.name): no file \(file.path)") }
+    static func requireExisting(_ file: URL, _ option: OptionSpec) throws {
+        guard FileManager.default.fileExists(atPath: file.path) else { throw UsageError("--\(option.name): no file \(file.path)") }
     }
 
-    /// `--frames` names a folder (checked before the session is opened).
-    @Sendable static func requireFrames(_ arguments: ParsedArguments) throws {
-        guard let folder = arguments[frames] else { throw UsageError("--frames DIR is required") }
+    /// `--frames`, when given, names a folder (checked before the session is opened).
+    @Sendable static func checkFrames(_ arguments: ParsedArguments) throws {
+        guard let folder = arguments[frames] else { return }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw UsageError("--frames: \(folder.path) is not a folder")
@@ -37,7 +39,8 @@ enum IDVCommands {
     static let authenticationReason = Option<String>.text("reason", "TEXT", default: "Server Biometric Authentication", help: "why")
     static let scanReason = Option<String>.text("reason", "TEXT", default: "Additional Document Scan", help: "why")
     static let documentPortrait = Option<URL?>.path("document", "IMAGE", help: "the document portrait (photo page or the portrait cut from it), JPEG or PNG")
-    static let front = Option<URL?>.path("front", "IMAGE", help: "the document's front, with the portrait (JPEG or PNG)")
+        .required()
+    static let front = Option<URL?>.path("front", "IMAGE", help: "the document's front, with the portrait (JPEG or PNG)").required()
     static let back = Option<URL?>.path("back", "IMAGE", help: "the document's back (JPEG or PNG), when it has one")
 
     static let status = Command(spec: CommandSpec(
@@ -54,11 +57,11 @@ enum IDVCommands {
 
     static let optIn = Command(spec: CommandSpec(
         path: "idv optin", summary: "Biometric opt-in (workflow 10): consent and a live selfie become the face template.",
-        options: framesOptions + [consent.spec, optInReason.spec] + session,
-        example: "custos idv optin --frames ../shared/data/liveness/frames/<name>"), validate: requireFrames
+        options: requiredFramesOptions + [consent.spec, optInReason.spec] + session,
+        example: "custos idv optin --frames ../shared/data/liveness/frames/<name>"), validate: checkFrames
     ) { arguments in
         let client = try signedInClient(arguments)
-        let source = frameSource(arguments)
+        let source = frameSource(try arguments[requiredFrames], arguments)
         let consent = arguments[consent]
         let reason = arguments[optInReason]
         return try await runWorkflow(arguments, client, .onIDVBiometricOptInResult, asked: source.asked) {
@@ -68,16 +71,16 @@ enum IDVCommands {
 
     static let kyc = Command(spec: CommandSpec(
         path: "idv kyc", summary: "Post-login KYC (workflow 6): the selfie must match the document portrait to become the template.",
-        options: [documentPortrait.spec] + framesOptions + [consent.spec] + session,
+        options: [documentPortrait.spec] + requiredFramesOptions + [consent.spec] + session,
         example: "custos idv kyc --document portrait.jpg --frames selfie/"),
         validate: { arguments in
-            try requireFile(documentPortrait, in: arguments)
-            try requireFrames(arguments)
+            try requireExisting(try arguments[documentPortrait], documentPortrait.spec)
+            try checkFrames(arguments)
         }
     ) { arguments in
-        let document = try readImage(arguments[documentPortrait]!, "--document")
+        let document = try readImage(try arguments[documentPortrait], "--document")
         let client = try signedInClient(arguments)
-        let source = frameSource(arguments)
+        let source = frameSource(try arguments[requiredFrames], arguments)
         let consent = arguments[consent]
         return try await runWorkflow(arguments, client, .onActivatedCustomerKYCResponse, asked: source.asked) {
             try await client.initiateActivatedCustomerKYC(documentImage: document, consentVersion: consent, frameSource: source)
@@ -90,14 +93,15 @@ enum IDVCommands {
         example: "custos idv authenticate --frames selfie/"),
         validate: { arguments in
             // Declined, the camera never opens: no --frames needed.
-            if !arguments[decline] || arguments[frames] != nil { try requireFrames(arguments) }
+            if !arguments[decline], arguments[frames] == nil { throw requiredFrames.spec.missing }
+            try checkFrames(arguments)
         }
     ) { arguments in
         let client = try signedInClient(arguments)
         let reason = arguments[authenticationReason]
         let declining = arguments[decline]
         // Declined without --frames, the camera is one that would only cancel.
-        let source: any FrameSource = declining && arguments[frames] == nil ? UnusedCamera() : frameSource(arguments)
+        let source: any FrameSource = arguments[frames].map { frameSource($0, arguments) } ?? UnusedCamera()
         // The seed's close button: the app answers the start confirmation with false.
         var refusal: HandlerToken?
         if declining {
@@ -117,11 +121,11 @@ enum IDVCommands {
         options: [front.spec, back.spec, scanReason.spec, decline.spec] + session,
         example: "custos idv document-scan --front id-front.jpg --back id-back.jpg"),
         validate: { arguments in
-            try requireFile(front, in: arguments)
-            if arguments[back] != nil { try requireFile(back, in: arguments) }
+            try requireExisting(try arguments[front], front.spec)
+            if let back = arguments[back] { try requireExisting(back, Self.back.spec) }
         }
     ) { arguments in
-        let frontImage = try readImage(arguments[front]!, "--front")
+        let frontImage = try readImage(try arguments[front], "--front")
         let backImage = try arguments[back].map { try readImage($0, "--back") }
         let client = try signedInClient(arguments)
         let reason = arguments[scanReason]
@@ -163,9 +167,9 @@ enum IDVCommands {
         return data
     }
 
-    /// The folder `requireFrames` checked.
-    static func frameSource(_ arguments: ParsedArguments) -> WatchedFrames {
-        WatchedFrames(frames: FolderFrameSource(directory: arguments[frames]!, framesPerSecond: arguments[fps], pace: !arguments[noPace]))
+    /// The frames in `folder` (which `checkFrames` checked), at `--fps` unless timestamped.
+    static func frameSource(_ folder: URL, _ arguments: ParsedArguments) -> WatchedFrames {
+        WatchedFrames(frames: FolderFrameSource(directory: folder, framesPerSecond: arguments[fps], pace: !arguments[noPace]))
     }
 
     /// Runs a workflow and prints its result event's first tier, the error (240 with how it was

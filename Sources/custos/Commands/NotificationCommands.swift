@@ -11,11 +11,8 @@ enum NotificationCommands {
     static let history = Flag("history", help: "the answered, expired and failed ones instead of the pending")
     static let uuid = Argument("uuid", help: "the notification_uuid (see 'custos notifications list')")
     static let action = Argument("action", help: "the action to answer with (e.g. approve)")
-    static let number = Option<Int?>("number", "N", default: nil, help: "with number matching: the number the sender shows (the relying party, or the new device)",
-                                     expected: "a number from 10 to 99") { text -> Int?? in
-        guard let value = Int(text), (10...99).contains(value) else { return nil }
-        return .some(value)
-    }
+    static let number = Option<Int?>(optional: "number", "N", help: "with number matching: the number the sender shows (the relying party, or the new device)",
+                                     expected: "a number from 10 to 99") { text in Int(text).flatMap { (10...99).contains($0) ? $0 : nil } }
     static let decline = Flag("decline", help: "answer the selfie's start confirmation with no: error 240, the notification stays pending")
 
     static let list = Command(spec: CommandSpec(
@@ -46,7 +43,7 @@ enum NotificationCommands {
         if chosen.authLevel == .serverBiometric, arguments[IDVCommands.frames] == nil, !arguments[decline] {
             throw UsageError("\(chosen.action) demands a selfie (auth level 4): pass --frames DIR, or --decline")
         }
-        if arguments[IDVCommands.frames] != nil { try IDVCommands.requireFrames(arguments) }
+        try IDVCommands.checkFrames(arguments)
         // The password is asked once; a wrong one is reported (exit 4) rather than asked again.
         let asked = Mutex(false)
         let passwordToken = client.events.on(.onGetPassword) { [client] _ in
@@ -60,7 +57,7 @@ enum NotificationCommands {
             passwordToken.remove()
             selfieToken.remove()
         }
-        let source: (any FrameSource)? = arguments[IDVCommands.frames] == nil ? nil : IDVCommands.frameSource(arguments)
+        let source: (any FrameSource)? = arguments[IDVCommands.frames].map { IDVCommands.frameSource($0, arguments) }
         let result: UpdateNotificationResult
         do {
             result = try await client.updateNotification(shown, action: chosen.action, number: arguments[number], frameSource: source)

@@ -6,9 +6,9 @@ import Foundation
 enum NotifyCommands {
     static let all: [Command] = [send, status]
 
-    static let user = Option<String?>.text("user", "USER", help: "the user to ask")
-    static let subject = Option<String?>.text("subject", "TEXT", help: "the notification's title")
-    static let message = Option<String?>.text("message", "TEXT", help: "what the user is asked")
+    static let user = Option<String?>.text("user", "USER", help: "the user to ask").required()
+    static let subject = Option<String?>.text("subject", "TEXT", help: "the notification's title").required()
+    static let message = Option<String?>.text("message", "TEXT", help: "what the user is asked").required()
     static let action = Option<String?>.text("action", "LABEL:ACTION:LEVEL",
                                              help: "an action and its auth level (0 none, 1 password, 3 device signature, 4 selfie); repeat for each")
     static let type = Option<String>.text("type", "TYPE", default: "payment", help: "the transaction's type, with --amount/--payee")
@@ -25,17 +25,12 @@ enum NotifyCommands {
         options: [user.spec, subject.spec, message.spec, action.spec, type.spec, amount.spec, currency.spec, payee.spec, expiresIn.spec,
                   numberMatching.spec, callback.spec] + AdminUserCommands.remote,
         example: "custos notify send --user alice --subject 'Payment' --message 'Pay 120.50 EUR to ACME?' --action Approve:approve:1 --action Deny:deny:0 --amount 120.50 --currency EUR --payee ACME"),
-        validate: { arguments in
-            for (option, name) in [(user, "--user"), (subject, "--subject"), (message, "--message")] where arguments[option] == nil {
-                throw UsageError("\(name) is required")
-            }
-            _ = try actions(arguments)
-        }
+        validate: { arguments in _ = try actions(arguments) }
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
         let hasDetails = arguments[amount] != nil || arguments[payee] != nil || arguments[currency] != nil
         let created = try await client.createNotification(CreateNotificationRequest(
-            userID: arguments[user]!, subject: arguments[subject]!, message: arguments[message]!, actions: try actions(arguments),
+            userID: try arguments[user], subject: try arguments[subject], message: try arguments[message], actions: try actions(arguments),
             authorizationDetails: hasDetails ? TransactionDetails(type: arguments[type], amount: arguments[amount], currency: arguments[currency],
                                                                   payee: arguments[payee]) : nil,
             expiresIn: arguments[expiresIn], numberMatching: arguments[numberMatching] ? true : nil, callbackURL: arguments[callback]))
@@ -67,7 +62,7 @@ enum NotifyCommands {
 
     /// The `--action` values as actions.
     static func actions(_ arguments: ParsedArguments) throws -> [NotificationAction] {
-        let given = arguments.repeatedValues[action.spec.name] ?? []
+        let given = arguments.every(action.spec)
         guard !given.isEmpty else { throw UsageError("--action LABEL:ACTION:LEVEL is required (repeat it for each action)") }
         return try given.map { text in
             let parts = text.split(separator: ":", omittingEmptySubsequences: false).map(String.init)

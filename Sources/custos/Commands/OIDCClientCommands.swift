@@ -7,9 +7,9 @@ enum OIDCClientCommands {
     static let all: [Command] = [create, list, show, delete]
 
     static let remote: [OptionSpec] = [ClientOptions.server.spec, ClientOptions.apiKey.spec, ClientOptions.json.spec]
-    static let name = Option<String?>.text("name", "NAME", help: "the client's name, shown to users")
+    static let name = Option<String?>.text("name", "NAME", help: "the client's name, shown to users").required()
     static let type = Option<String>.text("type", "TYPE", default: "public", help: "public (an app: PKCE, no secret) or confidential (a server)")
-    static let redirectURI = Option<String?>.text("redirect-uri", "URI", help: "a redirect URI, compared exactly (repeat for several)")
+    static let redirectURI = Option<String?>.text("redirect-uri", "URI", help: "a redirect URI, compared exactly (repeat for several)").required()
     static let scope = Option<String?>.text("scope", "SCOPE", help: "a scope the client may ask for (repeat; default openid offline_access)")
     static let encryptionJWK = Option<String?>.text("encryption-jwk", "JWK", help: "public EC P-256 JWK (JSON, or @FILE) to encrypt ID tokens to")
     static let assertionJWK = Option<String?>.text("assertion-jwk", "JWK", help: "public EC P-256 JWK (JSON, or @FILE) for private_key_jwt")
@@ -19,16 +19,13 @@ enum OIDCClientCommands {
     static let create = Command(spec: CommandSpec(
         path: "admin client create", summary: "Register an OpenID Connect client (a confidential client's secret is shown once).",
         options: remote + [name.spec, type.spec, redirectURI.spec, scope.spec, encryptionJWK.spec, assertionJWK.spec, idTokenAlg.spec],
-        example: "custos admin client create --name 'Example app' --redirect-uri com.example.app:/callback"),
-        validate: { arguments in
-            guard arguments[name] != nil else { throw UsageError("--name is required") }
-            guard !(arguments.repeatedValues[redirectURI.spec.name] ?? []).isEmpty else { throw UsageError("--redirect-uri is required") }
-        }
+        example: "custos admin client create --name 'Example app' --redirect-uri com.example.app:/callback")
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
-        let scopes = arguments.repeatedValues[scope.spec.name]
+        let given = arguments.every(scope.spec)
+        let scopes = given.isEmpty ? nil : given   // none given: the server's default
         let request = CreateOIDCClientRequest(
-            name: arguments[name]!, clientType: arguments[type], redirectURIs: arguments.repeatedValues[redirectURI.spec.name] ?? [],
+            name: try arguments[name], clientType: arguments[type], redirectURIs: arguments.every(redirectURI.spec),
             scopes: scopes, encryptionJWK: try arguments[encryptionJWK].map { try jwk($0, option: "encryption-jwk") },
             assertionJWK: try arguments[assertionJWK].map { try jwk($0, option: "assertion-jwk") },
             idTokenSignedResponseAlg: arguments[idTokenAlg])

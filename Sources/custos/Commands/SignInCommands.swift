@@ -44,7 +44,8 @@ enum SignInCommands {
                 let response = try await client.authorizeBoundUser(requestURL: requestURL, timeout: TimeInterval(arguments[timeout]))
                 try ClientOptions.output(arguments, response) { ["code: \(response.code)", "location: \(response.location)"] }
             } else {
-                let request = BoundUserAuthenticationRequest(redirectURI: arguments[redirectURI]!, encrypted: arguments[encrypted],
+                guard let redirect = arguments[redirectURI] else { throw UsageError("--redirect-uri is required (or --authorization-url)") }
+                let request = BoundUserAuthenticationRequest(redirectURI: redirect, encrypted: arguments[encrypted],
                                                              timeout: TimeInterval(arguments[timeout]), clientID: arguments[clientID])
                 let response: AuthorizationResponse
                 if arguments[bound] {
@@ -73,22 +74,21 @@ enum SignInCommands {
     static let verifier = Option<String?>.text("verifier", "VERIFIER", help: "the PKCE code verifier")
     static let nonce = Option<String?>.text("nonce", "NONCE", help: "the request's nonce, checked in the ID token")
     static let issuer = Option<String?>.text("issuer", "URL", help: "the expected iss (default: the server URL)")
+    /// What an exchange cannot do without (`signin` takes the client and redirect URI as optional).
+    static let requiredCode = code.required()
+    static let requiredClientID = clientID.required()
+    static let requiredRedirectURI = redirectURI.required()
 
     static let exchange = Command(spec: CommandSpec(
         path: "token exchange", summary: "Exchange an authorization code and its PKCE verifier for tokens (as a public client).",
-        options: [code.spec, verifier.spec, clientID.spec, redirectURI.spec, nonce.spec, encrypted.spec, issuer.spec,
+        options: [requiredCode.spec, verifier.spec, requiredClientID.spec, requiredRedirectURI.spec, nonce.spec, encrypted.spec, issuer.spec,
                   ClientOptions.server.spec, ClientOptions.json.spec],
         example: "custos token exchange --code ac_… --verifier … --client-id oc_… --redirect-uri com.example.app:/callback"),
-        validate: { arguments in
-            for option in [code, clientID, redirectURI] where arguments[option] == nil {
-                throw UsageError("--\(option.spec.name) is required")
-            }
-        }
     ) { arguments in
         let server = try ClientOptions.serverURL(arguments)
         let client = try CustosClient(configuration: .init(serverURL: server))
-        let response = AuthorizationResponse(code: arguments[code]!, state: "", redirectURI: arguments[redirectURI]!,
-                                             issuer: arguments[issuer] ?? issuerOf(server), location: "", clientID: arguments[clientID]!,
+        let response = AuthorizationResponse(code: try arguments[requiredCode], state: "", redirectURI: try arguments[requiredRedirectURI],
+                                             issuer: arguments[issuer] ?? issuerOf(server), location: "", clientID: try arguments[requiredClientID],
                                              codeVerifier: arguments[verifier], nonce: arguments[nonce] ?? "", encrypted: arguments[encrypted])
         let tokens: OIDCTokens
         do {
@@ -108,11 +108,8 @@ enum SignInCommands {
 
     static let verify = Command(spec: CommandSpec(
         path: "token verify", summary: "Verify an ID token as a relying party's server does: JWKS signature, iss, aud, exp, nonce.",
-        options: [clientID.spec, nonce.spec, issuer.spec, decryptionKey.spec, ClientOptions.server.spec, ClientOptions.json.spec],
-        arguments: [token], example: "custos token verify eyJ… --client-id oc_…"),
-        validate: { arguments in
-            guard arguments[clientID] != nil else { throw UsageError("--client-id is required (the ID token's audience)") }
-        }
+        options: [requiredClientID.spec, nonce.spec, issuer.spec, decryptionKey.spec, ClientOptions.server.spec, ClientOptions.json.spec],
+        arguments: [token], example: "custos token verify eyJ… --client-id oc_…")
     ) { arguments in
         let server = try ClientOptions.serverURL(arguments)
         var idToken = arguments[token]
@@ -130,7 +127,7 @@ enum SignInCommands {
         let claims: [String: Any]
         do {
             let keys = try await client.publicKeySet()
-            claims = try IDTokenValidator(issuer: arguments[issuer] ?? issuerOf(server), clientID: arguments[clientID]!, nonce: arguments[nonce],
+            claims = try IDTokenValidator(issuer: arguments[issuer] ?? issuerOf(server), clientID: try arguments[requiredClientID], nonce: arguments[nonce],
                                           keySet: keys).validate(idToken, now: Date())
         } catch let error as CustosError where error.code == "invalid_response" {
             Console.error("custos token verify: refused: \(error.message)")
