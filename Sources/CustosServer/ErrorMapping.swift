@@ -20,6 +20,27 @@ public enum ErrorMapping {
         return httpError(for: OAuthError(.invalidRequest, error.message)) ?? error
     }
 
+    /// The one status of each kind of domain error.
+    static func status(of kind: ErrorKind) -> Int {
+        switch kind {
+        case .malformed: 400
+        case .unauthenticated: 401
+        case .forbidden: 403
+        case .notFound: 404
+        case .conflict, .pending: 409
+        case .gone: 410
+        case .tooLarge: 413
+        case .unsupportedMedia: 415
+        case .invalidInput: 422
+        case .locked: 423
+        case .throttled: 429
+        case .internal: 500
+        }
+    }
+
+    /// The answer for an error a handler threw; nil for an error of no known kind (the caller
+    /// answers 500 and logs it). Every domain error states its kind (`DomainError`), so none
+    /// lands here by omission.
     public static func httpError(for error: any Error) -> HTTPError? {
         switch error {
         case let error as HTTPError:
@@ -34,76 +55,17 @@ public enum ErrorMapping {
             case .migrationFailed, .failure:
                 return .internalError
             }
-        case let error as IdentityError:
-            if case .throttled(let seconds) = error {
-                return HTTPError(status: 429, code: error.code, message: error.message, headers: ["Retry-After": String(seconds)])
-            }
-            if error == .attemptsInFlight {
-                return HTTPError(status: 429, code: error.code, message: error.message, headers: ["Retry-After": "1"])
-            }
-            if error == .approvalPending {
-                // As a device authorization grant's authorization_pending (RFC 8628 §3.5): ask again.
-                return HTTPError(status: 409, code: error.code, message: error.message, headers: ["Retry-After": "2"])
-            }
-            let status = switch error.kind {
-            case .invalidInput: 422
-            case .unauthenticated: 401
-            case .forbidden: 403
-            case .notFound: 404
-            case .conflict: 409
-            case .locked: 423
-            case .throttled: 429
-            case .pending: 409
-            }
-            return HTTPError(status: status, code: error.code, message: error.message)
-        case let error as IDVError:
-            let status = switch error.kind {
-            case .invalidInput: 422
-            case .forbidden: 403
-            case .notFound: 404
-            case .conflict: 409
-            case .tooLarge: 413
-            case .unsupportedMedia: 415
-            }
-            return HTTPError(status: status, code: error.code, message: error.message)
         case let error as OAuthError:
             var headers = ["Cache-Control": "no-store"]
             if error.code == .invalidClient { headers["WWW-Authenticate"] = #"Basic realm="custos""# }
             let body = try? JSONEncoder().encode(OAuthErrorResponse(error: error.code.rawValue, errorDescription: error.description))
             return HTTPError(status: error.status, code: error.code.rawValue, message: error.description, headers: headers, body: body)
-        case let error as SecurityEventError:
-            let status = switch error.kind {
-            case .invalidInput: 400
-            case .notFound: 404
-            case .conflict: 409
-            }
-            return HTTPError(status: status, code: error.code, message: error.message)
-        case let error as StepUpError:
-            let status = switch error.kind {
-            case .invalidInput: 422
-            case .forbidden: 403
-            case .notFound: 404
-            case .conflict: 409
-            case .gone: 410
-            case .tooMany: 429
-            }
-            return HTTPError(status: status, code: error.code, message: error.message)
-        case let error as OIDCError:
-            let status = switch error.kind {
-            case .invalidInput: 422
-            case .unauthenticated: 401
-            case .forbidden: 403
-            case .notFound: 404
-            case .gone: 410
-            case .locked: 423
-            }
-            return HTTPError(status: status, code: error.code, message: error.message)
         case let error as AuthorizationRequestError:
             return httpError(for: error.error)
-        case AuditError.invalidPage(let message):
-            return HTTPError(status: 422, code: "invalid_field", message: message)
-        case AuditError.invalidIdentifier(let field):
-            return HTTPError(status: 422, code: "invalid_field", message: "\(field == "user_id" ? "user" : "transaction") must not be empty or hold control characters.")
+        case let error as any DomainError:
+            guard error.kind != .internal else { return .internalError }
+            return HTTPError(status: status(of: error.kind), code: error.code, message: error.message,
+                             headers: error.retryAfterSeconds.map { ["Retry-After": String($0)] } ?? [:])
         case let error as FaceError where error.code == .busy:
             // Overload, refused before anything was spent: the same answer as a full worker queue.
             let seconds = error.retryAfterSeconds ?? 1

@@ -2,7 +2,7 @@ import Foundation
 
 /// Why the audit trail refused a call, or could not read an event back. `code` is stable;
 /// `message` is for people and never carries a detail value.
-public enum AuditError: Error, Equatable, Sendable {
+public enum AuditError: DomainError, Equatable {
     /// A detail key is not 1–64 characters of `A-Z a-z 0-9 . _ -`.
     case invalidDetailKey(String)
     /// A detail value is longer than `AuditRules.maximumValueLength` characters or holds
@@ -22,13 +22,21 @@ public enum AuditError: Error, Equatable, Sendable {
     /// The chain does not hold at this event (re-keying refused; nothing was changed).
     case brokenChain(AuditChainBreak)
 
+    /// A page or an id the caller asked for is the caller's mistake; the rest are the server's
+    /// own (what it was about to record, or what it read back).
+    public var kind: ErrorKind {
+        switch self {
+        case .invalidIdentifier, .invalidPage: .invalidInput
+        case .invalidDetailKey, .invalidDetailValue, .tooManyDetails, .unreadableEvent, .chainConflict, .brokenChain: .internal
+        }
+    }
+
     public var code: String {
         switch self {
         case .invalidDetailKey: "audit_invalid_detail_key"
         case .invalidDetailValue: "audit_invalid_detail_value"
         case .tooManyDetails: "audit_too_many_details"
-        case .invalidIdentifier: "audit_invalid_identifier"
-        case .invalidPage: "audit_invalid_page"
+        case .invalidIdentifier, .invalidPage: "invalid_field"
         case .unreadableEvent: "audit_unreadable_event"
         case .chainConflict: "audit_chain_conflict"
         case .brokenChain: "audit_chain_broken"
@@ -40,7 +48,8 @@ public enum AuditError: Error, Equatable, Sendable {
         case .invalidDetailKey: "An audit detail key must be 1-64 characters of A-Z a-z 0-9 . _ -."
         case .invalidDetailValue(let key, let reason): "Audit detail '\(key)' \(reason)."
         case .tooManyDetails(let count): "An audit event takes at most \(AuditRules.maximumDetailCount) details, not \(count)."
-        case .invalidIdentifier(let field): "Audit \(field) must be 1-\(AuditRules.maximumIdentifierLength) bytes without control characters."
+        case .invalidIdentifier(let field):
+            "\(field == "user_id" ? "user" : "transaction") must be 1-\(AuditRules.maximumIdentifierLength) bytes without control characters."
         case .invalidPage(let reason): "Invalid audit page: \(reason)."
         case .unreadableEvent(let sequence, let reason): "Audit event \(sequence) cannot be read: \(reason)."
         case .chainConflict(let reason): "The audit event does not continue the chain: \(reason)."

@@ -1,5 +1,5 @@
 /// What the caller of a selfie workflow did wrong; `kind` maps to an HTTP status in one place.
-public enum IDVError: Error, Equatable, Sendable {
+public enum IDVError: DomainError, Equatable {
     case invalidInput(field: String, reason: String)
     case consentRequired
     case transactionNotFound
@@ -34,9 +34,7 @@ public enum IDVError: Error, Equatable, Sendable {
     /// `--enrollment grant`: enrolling needs the relying party's grant.
     case enrollmentGrantRequired
 
-    public enum Kind: Sendable { case invalidInput, forbidden, notFound, conflict, tooLarge, unsupportedMedia }
-
-    public var kind: Kind {
+    public var kind: ErrorKind {
         switch self {
         case .invalidInput, .consentRequired, .imageUnreadable, .documentMissing, .documentNoFace: .invalidInput
         case .templateChangeNeedsProof, .enrollmentGrantRequired: .forbidden

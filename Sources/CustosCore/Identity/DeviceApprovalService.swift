@@ -217,7 +217,7 @@ public final class DeviceApprovalService: Sendable {
                 actions: [NotificationAction(label: "OK", action: "ok", authLevel: .deviceSignature),
                           NotificationAction(label: "Not me: unbind it", action: Self.unbindAction(device.id), authLevel: .deviceSignature)],
                 lifetime: notifications.policy.maximumLifetime), sender: Self.noticeSender, limitedPerSender: false)
-        } catch let error as StepUpError where error.kind == .tooMany {
+        } catch let error as StepUpError where error.kind == .throttled {
             // Five notices already wait unread: the devices list and the audit trail still say it.
         }
     }

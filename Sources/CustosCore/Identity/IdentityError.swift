@@ -2,7 +2,7 @@ import Foundation
 
 /// What the caller did wrong, in terms the HTTP layer maps to a status (see `kind`) and a
 /// stable wire `code`. Messages are for people and never carry secrets.
-public enum IdentityError: Error, Equatable, Sendable {
+public enum IdentityError: DomainError, Equatable {
     case invalidInput(field: String, reason: String)
     case passwordPolicy(String)
     case invalidDeviceKey(String)
@@ -46,11 +46,18 @@ public enum IdentityError: Error, Equatable, Sendable {
     /// now, and none came free in time; ask again shortly (the user is not locked).
     case attemptsInFlight
 
-    public enum Kind: Sendable {
-        case invalidInput, unauthenticated, forbidden, notFound, conflict, locked, throttled, pending
+    /// When to ask again: after the throttle's seconds, shortly for held attempts, every two
+    /// seconds for a pending approval (as a device authorization grant's polling interval).
+    public var retryAfterSeconds: Int? {
+        switch self {
+        case .throttled(let seconds): seconds
+        case .attemptsInFlight: 1
+        case .approvalPending: 2
+        default: nil
+        }
     }
 
-    public var kind: Kind {
+    public var kind: ErrorKind {
         switch self {
         case .invalidInput, .passwordPolicy, .invalidDeviceKey: .invalidInput
         case .userExists, .deviceKeyInUse, .userNotActive, .userAlreadyActive: .conflict

@@ -137,7 +137,7 @@ public final class CIBAService: Sendable {
                 notification = try notifications.create(draft, apiKeyID: key.id)
             } catch IdentityError.userNotFound, IdentityError.invalidInput {
                 throw OAuthError(.unknownUserID, "no such user")
-            } catch let error as StepUpError where error.kind == .tooMany {
+            } catch let error as StepUpError where error.kind == .throttled {
                 throw OAuthError(.accessDenied, error.message)
             }
             try store.createCIBARequest(CIBARequest(digest: digest, notificationID: notification.id, clientID: key.id, scope: scope,

@@ -2,10 +2,9 @@ import Foundation
 
 /// Why a client registration or a native sign-in failed, in the API's error envelope (the
 /// OAuth endpoints answer `OAuthError` instead); `code` is the wire code.
-public struct OIDCError: Error, Equatable, Sendable {
-    public enum Kind: Sendable { case invalidInput, unauthenticated, forbidden, notFound, gone, locked }
+public struct OIDCError: DomainError, Equatable {
 
-    public let kind: Kind
+    public let kind: ErrorKind
     public let code: String
     public let message: String
 

@@ -91,14 +91,13 @@ public protocol SecurityEventStreamStore: Sendable {
 }
 
 /// Why a stream request was refused.
-public struct SecurityEventError: Error, Equatable, Sendable {
-    public enum Kind: Sendable { case invalidInput, notFound, conflict }
-    public let kind: Kind
+public struct SecurityEventError: DomainError, Equatable {
+    public let kind: ErrorKind
     public let code: String
     public let message: String
 
     public static func invalid(_ field: String, _ reason: String) -> SecurityEventError {
-        SecurityEventError(kind: .invalidInput, code: "invalid_field", message: "\(field) \(reason)")
+        SecurityEventError(kind: .malformed, code: "invalid_field", message: "\(field) \(reason)")
     }
     public static let notFound = SecurityEventError(kind: .notFound, code: "stream_not_found", message: "This API key has no such stream.")
     public static let exists = SecurityEventError(kind: .conflict, code: "stream_exists",

@@ -1,10 +1,8 @@
 import Foundation
 
 /// Why a notification could not be created or answered; `code` is the wire code.
-public struct StepUpError: Error, Equatable, Sendable {
-    public enum Kind: Sendable { case invalidInput, forbidden, notFound, conflict, gone, tooMany }
-
-    public let kind: Kind
+public struct StepUpError: DomainError, Equatable {
+    public let kind: ErrorKind
     public let code: String
     public let message: String
 
@@ -23,7 +21,7 @@ public struct StepUpError: Error, Equatable, Sendable {
     public static let levelNotAllowed = StepUpError(kind: .invalidInput, code: "auth_level_not_allowed",
                                                     message: "auth_level 2 (app-defined) is not enabled on this server.")
     public static func tooMany(_ what: String) -> StepUpError {
-        StepUpError(kind: .tooMany, code: "too_many_pending", message: "Too many pending notifications \(what).")
+        StepUpError(kind: .throttled, code: "too_many_pending", message: "Too many pending notifications \(what).")
     }
     public static let stepUpMismatch = StepUpError(kind: .conflict, code: "step_up_mismatch",
                                                    message: "The selfie transaction is not the one this notification's answer started.")
