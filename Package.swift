@@ -42,14 +42,25 @@ let package = Package(
         // The server's keys and Core's crypto protocols over them: Argon2id passwords, the master
         // key and its rotation, the token signing key ring, template and audit sealing.
         .target(name: "CustosCryptoServices", dependencies: ["CustosAPI", "CustosCore", "CustosCrypto", "CArgon2"]),
-        // Handlers: wire types <-> domain, error -> HTTP mapping, routes.
-        // Web: the web app's HTML, JavaScript and CSS, copied beside the binary and served at /app/.
-        .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CCurl"], resources: [.copy("Web")]),
+        // Routes: access groups (sessions, API key scopes, rate limits), handlers by endpoint,
+        // wire types <-> domain, errors -> HTTP answers.
+        .target(name: "CustosServer", dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CustosConfiguration", "CustosWebApp"]),
+        // The project's one HTTP client over libcurl (webhook deliveries, the benchmarks' clients).
+        .target(name: "CustosCurl", dependencies: ["CCurl"]),
+        // The webhook outbox's delivery: the dispatcher and its callback URL policy.
+        .target(name: "CustosDelivery", dependencies: ["CustosCore", "CustosHTTP", "CustosConfiguration", "CustosCurl"]),
+        // The configuration schema: each setting declared once (flag, key, environment, range),
+        // the file and environment loader, and the whole server's configuration (webhooks' included).
+        .target(name: "CustosConfiguration", dependencies: ["CustosCore", "CustosHTTP"]),
+        // The web app: its HTML, JavaScript and CSS (Web/, copied beside the binary as SwiftPM
+        // resources), served from memory, and contract.js written from CustosAPI.
+        .target(name: "CustosWebApp", dependencies: ["CustosAPI", "CustosHTTP"], resources: [.copy("Web")]),
         // Face engine: Swift over CFaceShim; implements Core's face protocols.
         .target(name: "CustosFace", dependencies: ["CustosCore", "CFaceShim"]),
         // The live wiring: configuration -> master keys, store, crypto, face engine -> services,
         // and the housekeeping a running server needs; used by `custos serve` and the tests' live server.
-        .target(name: "CustosRuntime", dependencies: ["CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosCryptoServices", "CustosServer", "CustosFace"]),
+        .target(name: "CustosRuntime", dependencies: ["CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosCryptoServices", "CustosServer",
+                                                   "CustosConfiguration", "CustosDelivery", "CustosWebApp", "CustosFace"]),
         // Client SDK for apps.
         .target(name: "CustosSDK", dependencies: [
             "CustosAPI",
@@ -62,7 +73,7 @@ let package = Package(
         .executableTarget(
             name: "custos",
             dependencies: ["CustosAPI", "CustosCore", "CustosHTTP", "CustosStore", "CustosCrypto", "CustosCryptoServices", "CustosServer",
-                           "CustosSDK", "CustosFace", "CustosEval", "CustosRuntime", "CCurl"]
+                           "CustosSDK", "CustosFace", "CustosEval", "CustosRuntime", "CustosConfiguration", "CustosWebApp", "CustosCurl"]
         ),
 
         // In-memory fakes of Core's ports (stores, clock, crypto, faces, liveness) for fast unit tests. Apart
@@ -75,7 +86,7 @@ let package = Package(
         .testTarget(name: "CustosHTTPTests", dependencies: ["CustosHTTP"]),
         .testTarget(name: "CustosStoreTests", dependencies: ["CustosStore", "CustosCore", "CustosAPI", "CustosTestSupport", "CustosFakes"]),
         .testTarget(name: "CustosCryptoTests", dependencies: ["CustosCrypto", "CustosCryptoServices", "CustosCore"]),
-        .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosCryptoServices", "CustosFace", "CustosRuntime", "CustosTestSupport"]),
+        .testTarget(name: "CustosServerTests", dependencies: ["CustosServer", "CustosHTTP", "CustosCore", "CustosAPI", "CustosStore", "CustosSDK", "CustosCrypto", "CustosCryptoServices", "CustosFace", "CustosRuntime", "CustosConfiguration", "CustosDelivery", "CustosWebApp", "CustosTestSupport"]),
         .testTarget(name: "CustosSDKTests", dependencies: ["CustosSDK", "CustosAPI", "CustosCrypto"]),
         .testTarget(name: "CustosFaceTests", dependencies: ["CustosFace", "CustosCore", "CFaceShim", "CustosTestSupport", "CustosFakes"]),
         .testTarget(name: "CustosEvalTests", dependencies: ["CustosEval", "CustosFace", "CustosCore", "CustosTestSupport"]),

@@ -1,8 +1,9 @@
+import CustosConfiguration
 import CustosCore
 import CustosCrypto
 import CustosCryptoServices
+import CustosDelivery
 import CustosFace
-import CustosServer
 import CustosStore
 import Foundation
 

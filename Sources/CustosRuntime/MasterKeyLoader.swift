@@ -1,7 +1,7 @@
+import CustosConfiguration
 import CustosCore
 import CustosCrypto
 import CustosCryptoServices
-import CustosServer
 import CustosStore
 import Foundation
 

@@ -1,9 +1,12 @@
+import CustosConfiguration
 import CustosCore
+import CustosDelivery
 import CustosHTTP
 import CustosCrypto
 import CustosCryptoServices
 import CustosServer
 import CustosStore
+import CustosWebApp
 
 /// The application's services as built, with their concrete types (tests drive them directly).
 public struct RuntimeServices: Sendable {

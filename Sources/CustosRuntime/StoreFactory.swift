@@ -1,4 +1,4 @@
-import CustosServer
+import CustosConfiguration
 import CustosStore
 
 /// Opens the store the configuration names: PostgreSQL for a database URL, else SQLite in

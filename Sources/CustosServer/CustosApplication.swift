@@ -1,6 +1,7 @@
 import CustosAPI
 import CustosCore
 import CustosHTTP
+import CustosWebApp
 
 /// The live parts the HTTP application needs, passed in by whoever wires the process.
 public struct ApplicationDependencies: Sendable {

@@ -41,4 +41,14 @@ import Testing
         #expect(Self.closure(of: "CustosRuntime", in: graph).isSuperset(of: ["CustosCore", "CustosCryptoServices", "CArgon2"]),
                 "the closure is read from the real graph")
     }
+
+    /// One job per target: the routes link neither the stores, nor the webhook delivery, nor
+    /// libcurl, nor the face engine; libcurl has one client.
+    @Test func eachJobHasATargetOfItsOwn() throws {
+        let graph = try Self.targets()
+        #expect(graph.filter { $0.value.contains("CCurl") }.map(\.key) == ["CustosCurl"])
+        let routes = Self.closure(of: "CustosServer", in: graph)
+        #expect(routes.isDisjoint(with: ["CustosStore", "CustosDelivery", "CustosCurl", "CCurl", "CustosFace", "CustosRuntime"]), "\(routes)")
+        #expect(Self.closure(of: "CustosRuntime", in: graph).isSuperset(of: ["CustosServer", "CustosDelivery", "CustosConfiguration", "CustosWebApp"]))
+    }
 }

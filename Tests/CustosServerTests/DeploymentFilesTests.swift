@@ -1,3 +1,4 @@
+import CustosConfiguration
 import CustosServer
 import CustosTestSupport
 import Foundation

@@ -4,6 +4,7 @@ import CustosCrypto
 import CustosCryptoServices
 import CustosFace
 import CustosHTTP
+import CustosRuntime
 import CustosSDK
 import CustosServer
 @testable import CustosStore

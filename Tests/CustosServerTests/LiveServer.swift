@@ -1,6 +1,8 @@
+import CustosConfiguration
 import CustosCore
 import CustosCrypto
 import CustosCryptoServices
+import CustosDelivery
 import CustosHTTP
 import CustosRuntime
 import CustosSDK

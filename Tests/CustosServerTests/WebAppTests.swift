@@ -1,6 +1,7 @@
 import CustosAPI
 @testable import CustosHTTP
 @testable import CustosServer
+@testable import CustosWebApp
 import Foundation
 import Testing
 
@@ -102,7 +103,7 @@ struct WebAppTests {
     /// and every endpoint they name is in the table.
     @Test func theAppsScriptsTypeNoPathOfTheirOwn() throws {
         let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Sources/CustosServer/Web")
+            .appendingPathComponent("Sources/CustosWebApp/Web")
         let names = Set(Endpoints.named.map(\.name))
         let scripts = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".js") }
         #expect(scripts.count >= 10)

@@ -1,4 +1,5 @@
 import CustosAPI
+import CustosConfiguration
 import CustosCore
 import CustosCrypto
 import CustosCryptoServices

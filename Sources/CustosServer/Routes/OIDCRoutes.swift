@@ -1,6 +1,7 @@
 import CustosAPI
 import CustosCore
 import CustosHTTP
+import CustosWebApp
 import Foundation
 
 /// The OpenID Connect provider: the authorization endpoint, a bound device's sign-in, UserInfo,
@@ -169,16 +170,10 @@ enum AuthorizePage {
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
         <title>Sign in – Custos</title></head>
         <body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 3rem auto; padding: 0 1rem">
-        <h1>Sign in to \(escape(clientName))</h1>
+        <h1>Sign in to \(HTMLText.escape(clientName))</h1>
         <p>This sign-in is approved on the device bound to your account: open the app on it and confirm with its
         local authentication.</p>
         </body></html>
         """
-    }
-
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "'", with: "&#39;")
     }
 }

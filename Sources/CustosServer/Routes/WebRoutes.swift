@@ -1,5 +1,6 @@
 import CustosAPI
 import CustosHTTP
+import CustosWebApp
 
 /// The web app: `/` sends the browser to `/app/`, which serves the app's files from memory.
 enum WebRoutes {

@@ -1,5 +1,5 @@
+import CustosConfiguration
 import CustosRuntime
-import CustosServer
 import CustosStore
 
 /// Options and a helper of the commands that work straight against the database, with no

@@ -1,7 +1,6 @@
 import CustosAPI
 import CustosCore
 import CustosRuntime
-import CustosServer
 import CustosStore
 import Foundation
 

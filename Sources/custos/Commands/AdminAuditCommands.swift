@@ -1,9 +1,9 @@
 import CustosAPI
+import CustosConfiguration
 import CustosCore
 import CustosCrypto
 import CustosCryptoServices
 import CustosRuntime
-import CustosServer
 import Foundation
 
 /// `custos admin audit verify|list`: straight against the database, like `admin apikey`, so

@@ -1,8 +1,8 @@
+import CustosConfiguration
 import CustosCore
 import CustosCrypto
 import CustosCryptoServices
 import CustosRuntime
-import CustosServer
 import Foundation
 
 /// `custos admin keys rotate`: a new template key, every face template re-sealed under it,

@@ -1,8 +1,8 @@
+import CustosConfiguration
 import CustosCore
 import CustosCrypto
 import CustosCryptoServices
 import CustosRuntime
-import CustosServer
 import Foundation
 
 /// `custos admin keys rotate-master`: everything sealed under the master key re-sealed under a

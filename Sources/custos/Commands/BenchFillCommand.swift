@@ -1,7 +1,7 @@
+import CustosConfiguration
 import CustosCore
 import CustosCrypto
 import CustosRuntime
-import CustosServer
 import Foundation
 
 /// `custos bench fill`: makes a database look like a deployment a year old, fast, by writing

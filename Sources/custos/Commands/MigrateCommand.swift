@@ -1,5 +1,5 @@
+import CustosConfiguration
 import CustosRuntime
-import CustosServer
 
 /// `custos migrate`: bring the database schema up to date and exit.
 enum MigrateCommand {

@@ -1,8 +1,10 @@
+import CustosConfiguration
 import CustosCore
 import CustosFace
 import CustosHTTP
 import CustosRuntime
 import CustosServer
+import CustosWebApp
 import Dispatch
 import Foundation
 
@@ -121,7 +123,7 @@ enum ServeCommand {
             let base = configuration.issuer ?? "http://\(configuration.http.host):\(server.port ?? configuration.http.port)"
             logger.info("web_app", ["url": .string(base.hasSuffix("/") ? base + "app/" : base + "/app/")])
         } else if configuration.webRoot == nil {
-            logger.warning("web_app_missing", ["message": "the web app's files are not beside the binary (Custos_CustosServer.resources): give --web-root DIR to serve it"])
+            logger.warning("web_app_missing", ["message": "the web app's files are not beside the binary (Custos_CustosWebApp.resources): give --web-root DIR to serve it"])
         }
         logger.log(.info, "configuration", fields: resolved.maskedValues().map { ($0.key, .string($0.value)) })
         if configuration.development {

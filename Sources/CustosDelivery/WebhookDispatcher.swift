@@ -1,3 +1,4 @@
+import CustosConfiguration
 import CustosCore
 import CustosHTTP
 import Foundation

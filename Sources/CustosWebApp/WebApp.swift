@@ -4,7 +4,7 @@ import Foundation
 /// The web app's files (HTML, JavaScript, CSS), read once at start from a directory and
 /// served from memory, each with its type and an ETag, and `contract.js`, written from
 /// CustosAPI (`WebContract`). The files are the build's copy of
-/// `Sources/CustosServer/Web` (SwiftPM resources) unless `--web-root` names another directory.
+/// `Sources/CustosWebApp/Web` (SwiftPM resources) unless `--web-root` names another directory.
 public struct WebApp: Sendable {
     struct Asset: Sendable {
         let body: Data
@@ -60,7 +60,7 @@ public struct WebApp: Sendable {
     public static func bundled() -> URL? {
         let executable = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent()
         for base in [executable, Bundle.main.bundleURL].compactMap({ $0 }) {
-            let web = base.appendingPathComponent("Custos_CustosServer.resources/Web")
+            let web = base.appendingPathComponent("Custos_CustosWebApp.resources/Web")
             if FileManager.default.fileExists(atPath: web.appendingPathComponent("index.html").path) { return web }
         }
         return nil
@@ -81,7 +81,7 @@ public struct WebApp: Sendable {
     static let templates: Set<String> = ["authorize.html"]
 
     /// A file's response: 304 when the browser's copy is current.
-    func response(_ name: String, request: Request) -> Response? {
+    public func response(_ name: String, request: Request) -> Response? {
         guard !Self.templates.contains(name), let asset = assets[name] else { return nil }
         var response = request.headers["If-None-Match"] == asset.etag ? Response(status: 304) : Response(status: 200, body: asset.body)
         response.headers.set("Content-Type", asset.contentType)
@@ -93,11 +93,11 @@ public struct WebApp: Sendable {
     }
 
     /// The sign-in page of the authorization endpoint, with the client's name and the issuer.
-    func authorizePage(clientName: String, issuer: String) -> Response? {
+    public func authorizePage(clientName: String, issuer: String) -> Response? {
         guard let page = assets["authorize.html"] else { return nil }
         let html = String(decoding: page.body, as: UTF8.self)
-            .replacingOccurrences(of: "{{client_name}}", with: AuthorizePage.escape(clientName))
-            .replacingOccurrences(of: "{{issuer}}", with: AuthorizePage.escape(issuer))
+            .replacingOccurrences(of: "{{client_name}}", with: HTMLText.escape(clientName))
+            .replacingOccurrences(of: "{{issuer}}", with: HTMLText.escape(issuer))
         var response = Response.text(html, contentType: page.contentType)
         response.headers.set("Cache-Control", "no-store")
         Self.secure(&response)
@@ -119,5 +119,14 @@ public struct WebApp: Sendable {
         response.headers.set("Cross-Origin-Opener-Policy", "same-origin")
         response.headers.set("Cross-Origin-Resource-Policy", "same-origin")
         response.headers.set("Permissions-Policy", "camera=(self), microphone=(), geolocation=(), publickey-credentials-create=(self), publickey-credentials-get=(self)")
+    }
+}
+
+/// Text placed in HTML, in element content or a quoted attribute, that cannot be read as markup.
+public enum HTMLText {
+    public static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "'", with: "&#39;")
     }
 }

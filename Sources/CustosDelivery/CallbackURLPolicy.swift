@@ -1,3 +1,4 @@
+import CustosConfiguration
 import CustosCore
 import Foundation
 #if canImport(Glibc)
