@@ -1,4 +1,5 @@
-/// Every failure CustosCrypto reports. Cases carry only non-secret detail.
+/// Every failure CustosCrypto and the server's key code over it (CustosCryptoServices: Argon2id,
+/// the master key) report. Cases carry only non-secret detail.
 public enum CryptoError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A symmetric key had an unsupported length (in bytes).
     case invalidKeySize(Int)

@@ -15,19 +15,20 @@ public struct CurlRequest: Sendable {
     /// check and the call. For host names only: curl's resolve list cannot hold an IPv6 literal.
     public var pinned: (host: String, port: Int, addresses: [String])?
     public var userAgent: String?
-    /// Whether the answer's body is kept (a webhook's is not read).
-    public var keepsBody: Bool
+    /// Whether the answer's header fields and body are read (a webhook's are not: its status is
+    /// all that counts, and a hostile receiver's headers cost nothing unread).
+    public var readsAnswer: Bool
 
     public init(method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: Data = Data(),
                 connectTimeout: TimeInterval? = nil, totalTimeout: TimeInterval? = nil,
-                pinned: (host: String, port: Int, addresses: [String])? = nil, userAgent: String? = nil, keepsBody: Bool = true) {
+                pinned: (host: String, port: Int, addresses: [String])? = nil, userAgent: String? = nil, readsAnswer: Bool = true) {
         (self.method, self.url, self.headers, self.body) = (method, url, headers, body)
-        (self.connectTimeout, self.totalTimeout, self.pinned, self.userAgent, self.keepsBody) = (connectTimeout, totalTimeout, pinned, userAgent, keepsBody)
+        (self.connectTimeout, self.totalTimeout, self.pinned, self.userAgent, self.readsAnswer) = (connectTimeout, totalTimeout, pinned, userAgent, readsAnswer)
     }
 }
 
-/// What came back: the final answer's status and header fields (an interim 100 starts them
-/// over), and its body when kept.
+/// What came back: the final answer's status, and its header fields (an interim 100 starts them
+/// over) and body when read.
 public struct CurlAnswer: Sendable {
     public let status: Int
     public let headers: [String: String]
@@ -63,7 +64,9 @@ public final class CurlClient: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [UnsafeMutableRawPointer] = []
 
-    /// `reusesConnections`: handles (and their open connections) are kept between requests.
+    /// `reusesConnections`: handles (and their open connections) are kept between requests. A
+    /// pinned request never takes or leaves one: a kept handle's DNS cache holds earlier pins, and
+    /// its connections are reused by host and port, not by the address they were made to.
     public init(reusesConnections: Bool) {
         self.reusesConnections = reusesConnections
     }
@@ -73,9 +76,10 @@ public final class CurlClient: @unchecked Sendable {
     }
 
     public func perform(_ request: CurlRequest) throws(CurlFailure) -> CurlAnswer {
-        guard Self.initialised, let handle = take() else { throw CurlFailure(reason: "libcurl could not start", timedOut: false) }
+        let pooled = reusesConnections && request.pinned == nil
+        guard Self.initialised, let handle = take(pooled: pooled) else { throw CurlFailure(reason: "libcurl could not start", timedOut: false) }
         var reusable = false
-        defer { give(handle, reusable: reusable) }
+        defer { give(handle, pooled: pooled && reusable) }
         var headerList: UnsafeMutablePointer<curl_slist>?
         for (name, value) in request.headers where name.caseInsensitiveCompare("Expect") != .orderedSame {
             headerList = curl_slist_append(headerList, "\(name): \(value)")
@@ -95,14 +99,14 @@ public final class CurlClient: @unchecked Sendable {
                 custos_curl_set_string(handle, CURLOPT_PROXY, ""),
                 custos_curl_set_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
                 custos_curl_set_list(handle, CURLOPT_HTTPHEADER, headerList),
-                custos_curl_set_header_sink(handle, { data, size, count, context in
+            ]
+            if request.readsAnswer {
+                settings.append(custos_curl_set_header_sink(handle, { data, size, count, context in
                     guard let data, let context else { return 0 }
                     let line = String(decoding: UnsafeRawBufferPointer(start: data, count: size * count), as: UTF8.self)
                     Unmanaged<Received>.fromOpaque(context).takeUnretainedValue().header(line)
                     return size * count
-                }, context),
-            ]
-            if request.keepsBody {
+                }, context))
                 settings.append(custos_curl_set_body_sink(handle, { data, size, count, context in
                     guard let data, let context else { return 0 }
                     Unmanaged<Received>.fromOpaque(context).takeUnretainedValue().body
@@ -138,16 +142,16 @@ public final class CurlClient: @unchecked Sendable {
         return Int(min(seconds, 86_400) * 1000)
     }
 
-    private func take() -> UnsafeMutableRawPointer? {
-        if reusesConnections, let handle = lock.withLock({ idle.popLast() }) {
+    private func take(pooled: Bool) -> UnsafeMutableRawPointer? {
+        if pooled, let handle = lock.withLock({ idle.popLast() }) {
             curl_easy_reset(handle)
             return handle
         }
         return curl_easy_init()
     }
 
-    private func give(_ handle: UnsafeMutableRawPointer, reusable: Bool) {
-        guard reusesConnections, reusable else { curl_easy_cleanup(handle); return }
+    private func give(_ handle: UnsafeMutableRawPointer, pooled: Bool) {
+        guard pooled else { curl_easy_cleanup(handle); return }
         lock.withLock { idle.append(handle) }
     }
 

@@ -19,7 +19,7 @@ struct CurlPoster {
         let pinned = callback.isAddressLiteral ? nil : (host: callback.host, port: callback.port, addresses: callback.addresses)
         let request = CurlRequest(method: "POST", url: url, headers: headers.map { (name: $0.0, value: $0.1) }, body: body,
                                   connectTimeout: connectTimeout, totalTimeout: totalTimeout, pinned: pinned,
-                                  userAgent: "Custos-Webhook/1", keepsBody: false)
+                                  userAgent: "Custos-Webhook/1", readsAnswer: false)
         do {
             let answer = try Self.client.perform(request)
             return (answer.status, (200..<300).contains(answer.status) ? nil : "HTTP \(answer.status)")

@@ -1,7 +1,6 @@
 import CustosConfiguration
 import CustosCore
 import CustosHTTP
-import CustosServer
 import Foundation
 import Testing
 

@@ -1,5 +1,4 @@
 import CustosConfiguration
-import CustosServer
 import CustosTestSupport
 import Foundation
 import Testing

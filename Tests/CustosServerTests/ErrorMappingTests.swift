@@ -41,12 +41,18 @@ import Testing
             (OIDCError.accessDenied, 403, "access_denied"),
             (SecurityEventError.invalid("format", "is unknown"), 400, "invalid_field"),
             (AuditError.invalidPage("the limit must be 1-1000"), 422, "invalid_field"),
+            (AuditError.invalidIdentifier(field: "user_id"), 422, "invalid_field"),
             (AuditError.brokenChain(AuditChainBreak(sequence: 3, reason: .hashMismatch)), 500, "internal_error"),
         ]
         for (error, status, code) in cases {
             let answer = try #require(ErrorMapping.httpError(for: error))
             #expect(answer.status == status && answer.code == code, "\(error)")
         }
+        // The audit listing's refusals name the query parameter and what it takes.
+        #expect(ErrorMapping.httpError(for: AuditError.invalidIdentifier(field: "user_id"))?.message
+                == "user must be 1-256 bytes without control characters.")
+        #expect(ErrorMapping.httpError(for: AuditError.invalidPage("the limit must be 1-1000"))?.message
+                == "Invalid audit page: the limit must be 1-1000.")
     }
 
     @Test func whenToAskAgainIsTheErrorsOwn() throws {

@@ -1,7 +1,6 @@
 import CustosCore
 import CustosHTTP
 import CustosRuntime
-import CustosServer
 import CustosStore
 import Foundation
 import Testing

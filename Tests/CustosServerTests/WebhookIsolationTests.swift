@@ -1,7 +1,6 @@
 import CustosAPI
 import CustosCore
 import CustosDelivery
-import CustosServer
 import CustosTestSupport
 import Foundation
 import Testing

@@ -33,7 +33,7 @@ swift_flags=(-O -wmo -parse-as-library -sanitize=fuzzer,address -enable-testing 
 rebuilt=0
 module() {
   local name=$1
-  if [[ $rebuilt -eq 0 ]] && ! stale "$out/lib$name.a" "Sources/$name"; then return; fi
+  if [[ $rebuilt -eq 0 ]] && ! stale "$out/lib$name.a" "Sources/$name" Tests/Fuzz/build.sh; then return; fi
   rebuilt=1
   echo "fuzz-build: $name" >&2
   # shellcheck disable=SC2046
