@@ -8,38 +8,36 @@ struct Option<Value: Sendable>: Sendable {
     let defaultValue: Value
 
     /// A value option. `convert` answers nil for text it does not take; `expected` says what it
-    /// takes ("an integer in 1...500") in the error. An option whose value is optional is made
-    /// with `Option(optional:)`: through this one, a closure answering `Wrapped?` would turn a
-    /// value it refuses into "not given" (every command's options are made when the command
-    /// table is, so any run of `custos` stops on such a declaration).
+    /// takes ("an integer in 1...500") in the error. A converted value that is itself nothing
+    /// (an optional `Value` whose closure answered `Wrapped?`, promoted to `.some(nil)`) is
+    /// refused too, never read as "not given".
     init(_ name: String, _ placeholder: String, default defaultValue: Value, shownDefault: String? = nil, help: String,
          expected: String, convert: @escaping @Sendable (String) -> Value?) {
-        precondition(!(Value.self is any OptionalValue.Type), "--\(name): an option whose value is optional is made with Option(optional:)")
-        self.init(name, placeholder, defaultValue: defaultValue, shownDefault: shownDefault, help: help, expected: expected, accepting: convert)
-    }
-
-    /// The one place an option's spec is made: `accepting` answers nil for text the option does not take.
-    fileprivate init(_ name: String, _ placeholder: String, defaultValue: Value, shownDefault: String?, help: String, expected: String,
-                     accepting convert: @escaping @Sendable (String) -> Value?) {
         self.defaultValue = defaultValue
         spec = OptionSpec(name: name, valueName: placeholder, help: help, isSwitch: false, defaultText: shownDefault) { text in
-            guard let value = convert(text) else { throw UsageError("--\(name) must be \(expected), got '\(text)'") }
+            guard let value = convert(text), !((value as? any OptionalValue)?.isNothing ?? false) else {
+                throw UsageError("--\(name) must be \(expected), got '\(text)'")
+            }
             return value
         }
     }
 }
 
-/// Optional's mark, for telling an option of optional value from a plain one.
-private protocol OptionalValue {}
-extension Optional: OptionalValue {}
+/// Optional's mark: whether a converted value is nothing at all.
+private protocol OptionalValue {
+    var isNothing: Bool { get }
+}
+
+extension Optional: OptionalValue {
+    fileprivate var isNothing: Bool { self == nil }
+}
 
 extension Option {
     /// An option with no default of its own: nil when not given. `convert` answers nil for
-    /// text it does not take, which is refused (its answer is never read as "not given", as a
-    /// closure returning `Wrapped?` where `Wrapped??` is expected would be).
+    /// text it does not take, which is refused.
     init<Wrapped>(optional name: String, _ placeholder: String, help: String, expected: String,
                   convert: @escaping @Sendable (String) -> Wrapped?) where Value == Wrapped? {
-        self.init(name, placeholder, defaultValue: nil, shownDefault: nil, help: help, expected: expected) { text in convert(text).map { .some($0) } }
+        self.init(name, placeholder, default: nil, help: help, expected: expected) { text in convert(text).map { .some($0) } }
     }
 }
 
