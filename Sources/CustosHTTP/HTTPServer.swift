@@ -151,7 +151,7 @@ public final class HTTPServer: Sendable {
 
     // MARK: Dispatch
 
-    private func run(_ route: Router.Route, _ request: Request) -> Response {
+    func run(_ route: Router.Route, _ request: Request) -> Response {
         do {
             return try route.handler(request)
         } catch let error as HTTPError {
@@ -266,43 +266,33 @@ private let requestCompleted: MHD_RequestCompletedCallback = { cls, connection, 
 }
 
 extension HTTPServer {
-    /// The response and the request id (sent as `X-Request-Id`).
     /// Answers at once what needs no handler (a rejection, an unknown route) and the inline
     /// routes; hands every other request to a worker, its connection suspended until the
     /// worker resumes it with the answer; answers 503 `server_busy` when no worker is free
-    /// and the queue is full.
+    /// and the queue is full. The answer carries the request id (sent as `X-Request-Id`).
     fileprivate func handle(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: String,
                             pending: PendingRequest) -> MHD_Result {
         let path = url.map { String(cString: $0) } ?? "/"
         let headers = collectValues(connection, kind: .HEADER_KIND)
         let query = collectValues(connection, kind: .GET_ARGUMENT_KIND)
-        let requestID = RequestID.make(clientValue: headers["X-Request-Id"])
-        let queryValues = query.count == 0 ? [String: String]() : Dictionary(query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
-        var request = Request(method: HTTPMethod(rawValue: method), path: path, query: queryValues,
-                              headers: headers, body: pending.body, requestID: requestID,
-                              remoteAddress: clientAddress(connection, headers))
+        let request = Request(method: HTTPMethod(rawValue: method), path: path, query: Self.firstValues(query),
+                              headers: headers, body: pending.body, requestID: RequestID.make(clientValue: headers["X-Request-Id"]),
+                              remoteAddress: clientAddress(peer: RemoteAddress(connection), headers))
         pending.body = Data()
 
         func answer(_ response: Response, _ route: Router.Route?) -> MHD_Result {
-            queue(record(response, route: route, method: method, pending: pending, requestID: requestID), requestID: requestID,
-                  on: connection)
+            queue(record(response, route: route, method: method, pending: pending, requestID: request.requestID),
+                  requestID: request.requestID, on: connection)
         }
-        if let rejection = pending.rejection ?? checkLimits(path: path, query: query, headers: headers) {
-            return answer(.error(errorStyle(path, rejection)), nil)
-        }
-        switch router.match(request.method, request.path) {
-        case .notFound:
-            return answer(.error(.notFound), nil)
-        case .methodNotAllowed(let allowed):
-            return answer(.error(.methodNotAllowed(allowed: allowed)), nil)
-        case .found(let route, let parameters):
-            request.pathParameters = parameters
-            if route.runsInline { return answer(run(route, request), route) }
+        switch routed(request, rejection: pending.rejection, query: query) {
+        case .answer(let response, let route):
+            return answer(response, route)
+        case .work(let route, let request):
             guard workers.reserve() else { return answer(.error(.serverBusy), route) }
             let key = ObjectIdentifier(pending)
             let admitted = suspensions.withLock { state -> Bool in
                 guard state.open else { return false }
-                state.waiting[key] = (SuspendedConnection(connection: connection), pending, requestID)
+                state.waiting[key] = (SuspendedConnection(connection: connection), pending, request.requestID)
                 MHD_suspend_connection(connection)
                 return true
             }
@@ -311,16 +301,45 @@ extension HTTPServer {
                 return answer(.error(.serverStopping), route)
             }
             workers.run { [self, request] in
-                let response = record(run(route, request), route: route, method: method, pending: pending, requestID: requestID)
+                let response = record(run(route, request), route: route, method: method, pending: pending, requestID: request.requestID)
                 suspensions.withLock { state in
                     // Gone: `stop()` answered it already.
                     guard let entry = state.waiting.removeValue(forKey: key) else { return }
-                    pending.answer.withLock { $0 = PendingRequest.Answer(response, requestID) }
+                    pending.answer.withLock { $0 = PendingRequest.Answer(response, request.requestID) }
                     MHD_resume_connection(entry.connection.connection)
                 }
             }
             return MHD_Result.YES
         }
+    }
+
+    /// Where a fully read request goes: answered at once (a rejection, no such route, an inline
+    /// route), or to a worker with its path parameters.
+    enum Routed {
+        case answer(Response, Router.Route?)
+        case work(Router.Route, Request)
+    }
+
+    /// The one routing step of both ways in (a connection, `respond(to:)`).
+    func routed(_ request: Request, rejection: HTTPError?, query: HTTPHeaders) -> Routed {
+        if let rejection = rejection ?? checkLimits(path: request.path, query: query, headers: request.headers) {
+            return .answer(.error(errorStyle(request.path, rejection)), nil)
+        }
+        switch router.match(request.method, request.path) {
+        case .notFound:
+            return .answer(.error(.notFound), nil)
+        case .methodNotAllowed(let allowed):
+            return .answer(.error(.methodNotAllowed(allowed: allowed)), nil)
+        case .found(let route, let parameters):
+            var request = request
+            request.pathParameters = parameters
+            return route.runsInline ? .answer(run(route, request), route) : .work(route, request)
+        }
+    }
+
+    /// The first value of each query argument (a repeated key keeps its first).
+    static func firstValues(_ query: HTTPHeaders) -> [String: String] {
+        query.count == 0 ? [:] : Dictionary(query.map { ($0.name, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Decides, once a body outgrows `maxBodyBytes`, how large it may grow: `maxUploadBytes`
@@ -334,17 +353,22 @@ extension HTTPServer {
     /// of that size; refused at once when the budget is spent.
     fileprivate func admitUpload(_ pending: PendingRequest, declared: Int?, connection: OpaquePointer, url: UnsafePointer<CChar>?,
                                  method: UnsafePointer<CChar>?) {
-        let path = url.map { String(cString: $0) } ?? "/"
-        let name = HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET")
-        guard case .found(let route, let parameters) = router.match(name, path), route.takesUploads else {
+        let headers = collectValues(connection, kind: .HEADER_KIND)
+        let request = Request(method: HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET"), path: url.map { String(cString: $0) } ?? "/",
+                              headers: headers, requestID: RequestID.make(clientValue: headers["X-Request-Id"]),
+                              remoteAddress: clientAddress(peer: RemoteAddress(connection), headers))
+        admitUpload(pending, declared: declared, request: request)
+    }
+
+    /// `admitUpload` for a request whose headers are read (its body is not looked at).
+    func admitUpload(_ pending: PendingRequest, declared: Int?, request: Request) {
+        guard case .found(let route, let parameters) = router.match(request.method, request.path), route.takesUploads else {
             pending.uploadLimit = configuration.maxBodyBytes
             if let declared, declared > configuration.maxBodyBytes { pending.rejection = .payloadTooLarge(limit: configuration.maxBodyBytes) }
             return
         }
         pending.uploadLimit = configuration.maxUploadBytes
-        let headers = collectValues(connection, kind: .HEADER_KIND)
-        var request = Request(method: name, path: path, headers: headers, requestID: RequestID.make(clientValue: headers["X-Request-Id"]),
-                              remoteAddress: clientAddress(connection, headers))
+        var request = request
         request.pathParameters = parameters
         if let preflight = route.preflight {
             do {
@@ -378,8 +402,7 @@ extension HTTPServer {
     /// `X-Forwarded-For` across all its lines, the one the proxy itself appended (every earlier
     /// one is the client's own writing). A trusted proxy's request without a readable one is
     /// the proxy's.
-    private func clientAddress(_ connection: OpaquePointer, _ headers: HTTPHeaders) -> RemoteAddress? {
-        let peer = RemoteAddress(connection)
+    func clientAddress(peer: RemoteAddress?, _ headers: HTTPHeaders) -> RemoteAddress? {
         guard let peer, !configuration.trustedProxies.isEmpty, configuration.trustedProxies.contains(peer) else { return peer }
         return Self.forwardedClient(headers.values("X-Forwarded-For")) ?? peer
     }
@@ -391,7 +414,7 @@ extension HTTPServer {
     }
 
     /// Counts and logs the answer; returns it.
-    private func record(_ response: Response, route: Router.Route?, method: String, pending: PendingRequest,
+    func record(_ response: Response, route: Router.Route?, method: String, pending: PendingRequest,
                         requestID: String) -> Response {
         let nanoseconds = DispatchTime.now().uptimeNanoseconds - pending.startNanos
         let seconds = Double(nanoseconds) / 1e9
@@ -405,7 +428,7 @@ extension HTTPServer {
         return response
     }
 
-    private func checkLimits(path: String, query: HTTPHeaders, headers: HTTPHeaders) -> HTTPError? {
+    func checkLimits(path: String, query: HTTPHeaders, headers: HTTPHeaders) -> HTTPError? {
         if StrictUnescape.wasRejected(path) || query.contains(where: { StrictUnescape.wasRejected($0.name) || StrictUnescape.wasRejected($0.value) }) {
             return HTTPError(status: 400, code: "invalid_path",
                              message: "The request path or query holds a NUL, a control character or a malformed percent-escape.")
@@ -433,10 +456,8 @@ private func queue(_ response: Response, requestID: String, on connection: Opaqu
         field.name.withCString { name in field.value.withCString { value in _ = MHD_add_response_header(mhdResponse, name, value) } }
     }
     requestID.withCString { _ = MHD_add_response_header(mhdResponse, cString("X-Request-Id"), $0) }
-    // An answer that does not say how it may be cached is never stored: this server's answers
-    // carry tokens, codes, keys and personal data (RFC 9111 §5.2.2.5).
     if response.headers["Cache-Control"] == nil {
-        _ = MHD_add_response_header(mhdResponse, cString("Cache-Control"), cString("no-store"))
+        _ = MHD_add_response_header(mhdResponse, cString("Cache-Control"), cString(Response.uncachedDirective))
     }
     let result = MHD_queue_response(connection, UInt32(response.status), mhdResponse)
     MHD_destroy_response(mhdResponse)

@@ -35,6 +35,10 @@ public struct Response: Sendable {
     }
 
     public static func noContent() -> Response { Response(status: 204) }
+
+    /// `Cache-Control` of an answer that does not say how it may be cached: never stored, since
+    /// this server's answers carry tokens, codes, keys and personal data (RFC 9111 §5.2.2.5).
+    static let uncachedDirective: StaticString = "no-store"
 }
 
 /// Encodes `{"error":{"code":…,"message":…}}` without a JSONEncoder round trip.

@@ -12,7 +12,9 @@ import CustosTestSupport
 import Foundation
 import Testing
 
-/// The real application on a free loopback port over a real store, driven through the SDK.
+/// The real application on a free loopback port over a real store, driven through the SDK: in
+/// process (`HTTPServer.respond`, no socket) unless a suite asks for `.socket`, the transport a
+/// deployed app uses. The port listens either way, for tests that send raw requests.
 struct LiveServer {
     let server: HTTPServer
     let store: SQLStore
@@ -20,6 +22,16 @@ struct LiveServer {
 
     var port: Int { server.port ?? 0 }
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+
+    /// How the SDK's clients reach the server.
+    enum Transport: Sendable {
+        /// `HTTPServer.respond`: the router, limits and worker pool without a connection.
+        case inProcess
+        /// URLSession over a loopback connection to libmicrohttpd.
+        case socket
+    }
+    /// What this server's clients go through (`transport`).
+    let exchange: any HTTPExchange
 
     /// SQLite in a fresh temporary directory.
     static func sqlite(policy: IdentityPolicy = IdentityPolicy()) throws -> LiveServer {
@@ -83,7 +95,7 @@ struct LiveServer {
     init(store: SQLStore, policy: IdentityPolicy = IdentityPolicy(), idv idvPolicy: IDVPolicy? = nil,
          masterKey: MasterKey = LiveServer.masterKey, resultDetail: Bool = true, auditStore: (any AuditStore)? = nil,
          rateLimiter: RateLimiter? = nil, webhooks: Bool = false, workers: Int? = nil, faces: (any FaceAnalyzer)? = nil,
-         configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+         transport: Transport = .inProcess, configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
         self.store = store
         var configuration = ServerConfiguration()
         configuration.webhooks.allowsLoopbackHTTP = true
@@ -117,6 +129,7 @@ struct LiveServer {
         server = CustosApplication.makeServer(services.dependencies(database: store, rateLimiter: rateLimiter),
                                               configuration: http, logger: Logger(sink: log, level: .info))
         try server.start()
+        exchange = transport == .socket ? URLSessionExchange() : InProcessExchange(server: server)
     }
 
     /// One master key for every test server (templates sealed by one server open on another).
@@ -131,7 +144,7 @@ struct LiveServer {
     func client(keys: URL? = nil, configure: (inout CustosClient.Configuration) -> Void = { _ in }) throws -> CustosClient {
         let directory = keys ?? FileManager.default.temporaryDirectory.appendingPathComponent("custos-keys-\(UUID().uuidString)")
         var configuration = CustosClient.Configuration(serverURL: baseURL, timeout: TestEnvironment.requestTimeout,
-                                                       keyStore: FileDeviceKeyStore(directory: directory))
+                                                       keyStore: FileDeviceKeyStore(directory: directory), exchange: exchange)
         configure(&configuration)
         return try CustosClient(configuration: configuration)
     }
@@ -140,17 +153,18 @@ struct LiveServer {
     /// and so are their verifications), or an administrator's with a fresh key.
     func admin(scope: APIKey.Scope = .rp) throws -> CustosAdminClient {
         let secret = scope == .rp ? relyingPartySecret : try apiKeys.create(scope: scope, label: "test", actor: "test").1
-        return try CustosAdminClient(serverURL: baseURL, apiKey: secret, timeout: TestEnvironment.requestTimeout)
+        return try CustosAdminClient(serverURL: baseURL, apiKey: secret, timeout: TestEnvironment.requestTimeout, exchange: exchange)
     }
 
     /// This server's relying party (its `rp` key) calling `node`, another node on the same store.
     func admin(at node: LiveServer) throws -> CustosAdminClient {
-        try CustosAdminClient(serverURL: node.baseURL, apiKey: relyingPartySecret, timeout: TestEnvironment.requestTimeout)
+        try CustosAdminClient(serverURL: node.baseURL, apiKey: relyingPartySecret, timeout: TestEnvironment.requestTimeout, exchange: node.exchange)
     }
 
     /// Another relying party's client, with a fresh `rp` key of its own.
     func otherRelyingParty() throws -> CustosAdminClient {
-        try CustosAdminClient(serverURL: baseURL, apiKey: try apiKeys.create(scope: .rp, label: "other", actor: "test").1, timeout: TestEnvironment.requestTimeout)
+        try CustosAdminClient(serverURL: baseURL, apiKey: try apiKeys.create(scope: .rp, label: "other", actor: "test").1,
+                              timeout: TestEnvironment.requestTimeout, exchange: exchange)
     }
 
     func stop() {

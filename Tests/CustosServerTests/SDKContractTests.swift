@@ -96,7 +96,7 @@ import Testing
     }
 
     @Test func aLogoutTheServerCannotHearKeepsTheSession() async throws {
-        let live = try LiveServer.sqlite()
+        let live = try LiveServer(store: LiveServer.store(.sqlite), transport: .socket)
         let (client, _, _) = try await IdentityFlowTests.activatedUser(live)
         live.stop()
         let token = client.session.sessionToken

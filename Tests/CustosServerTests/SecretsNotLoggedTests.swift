@@ -13,7 +13,7 @@ import Testing
     @Test func aFullSessionLeavesNoSecretInTheServersLog() async throws {
         let receiver = try WebhookReceiver()
         defer { receiver.stop() }
-        let live = try LiveServer(store: LiveServer.store(.sqlite), idv: IDVFlowTests.blinkOnly, resultDetail: false, webhooks: true) {
+        let live = try LiveServer(store: LiveServer.store(.sqlite), idv: IDVFlowTests.blinkOnly, resultDetail: false, webhooks: true, transport: .socket) {
             WebhookDeliveryTests.fast(&$0)
         }
         defer { live.stop() }

@@ -11,7 +11,7 @@ import Testing
     @Test func theSeedsScreensShowWhatTheSeedsDescribe() async throws {
         var policy = IdentityPolicy()
         policy.maximumAttempts = 2
-        let live = try LiveServer(store: LiveServer.store(.sqlite), policy: policy, idv: IDVPolicies.only(.blink))
+        let live = try LiveServer(store: LiveServer.store(.sqlite), policy: policy, idv: IDVPolicies.only(.blink), transport: .socket)
         defer { live.stop() }
         let (client, userID, _) = try await IdentityFlowTests.activatedUser(live)
         let typed = Mutex<String?>(IdentityFlowTests.password)
