@@ -127,6 +127,16 @@ def run_checks(config):
     check(claims["acr"] == "urn:custos:acr:3" and claims["amr"] == ["swk"],
           "the ID token says a bound device's software key signed in, and claims no more (no hwk, no user)")
     seen["id_token"] = {"sub": claims["sub"], "acr": claims["acr"], "amr": claims["amr"]}
+
+    # Many stacks ask for "openid profile email" by default: what the client may not have is
+    # left out (OIDC Core 3.1.2.1), and the token answer names the scope granted.
+    wide = OAuth2Session(config["client_id"], config["client_secret"], scope="openid profile email offline_access phone",
+                         redirect_uri=redirect_uri, code_challenge_method="S256")
+    answer, verifier, nonce = sign_in(wide)
+    granted = wide.fetch_token(discovery["token_endpoint"], authorization_response=answer["location"], code_verifier=verifier)
+    check(granted.get("scope") == "openid offline_access" and "refresh_token" in granted,
+          f"scopes the client may not have are ignored, and the granted scope is returned: {granted.get('scope')}")
+    seen["scope"] = granted["scope"]
     access = jose_jwt.decode(token["access_token"], keys, algorithms=["ES256"])
     check(access.header.get("typ") == "at+jwt" and access.claims["client_id"] == config["client_id"], "the access token is an RFC 9068 JWT")
 

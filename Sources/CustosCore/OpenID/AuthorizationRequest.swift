@@ -81,11 +81,12 @@ extension AuthorizationRequest {
         guard let responseType = parameters["response_type"] else { throw refuse(.invalidRequest, "response_type is required") }
         guard responseType == "code" else { throw refuse(.unsupportedResponseType, "only the code flow (response_type=code) is served") }
         if let mode = parameters["response_mode"], mode != "query" { throw refuse(.invalidRequest, "response_mode must be query") }
-        let scopes = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
-        guard scopes.contains("openid") else { throw refuse(.invalidScope, "scope must include openid") }
-        if let unknown = scopes.first(where: { !client.scopes.contains($0) }) {
-            throw refuse(.invalidScope, "this client may not ask for the scope \(unknown)")
-        }
+        let asked = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
+        guard asked.contains("openid") else { throw refuse(.invalidScope, "scope must include openid") }
+        // What the client may not have is left out, not refused (OIDC Core §3.1.2.1: scopes not
+        // understood are ignored; RFC 6749 §3.3: the token answer names the scope granted).
+        var scopes: [String] = []
+        for scope in asked where client.scopes.contains(scope) && !scopes.contains(scope) { scopes.append(scope) }
         let challenge = parameters["code_challenge"]
         let method = parameters["code_challenge_method"]
         if let challenge {
