@@ -41,10 +41,14 @@ import FoundationNetworking
 
         static let verifier = String(repeating: "v", count: 43)
 
-        func begin(scope: String = "openid") async throws -> DeviceSignInChallengeResponse {
-            try await api.post("/v1/oidc/device-sign-in", DeviceSignInRequest(
-                deviceID: deviceID, clientID: clientID, redirectURI: SignInFixture.redirect, scope: scope, state: "s", nonce: "n",
-                codeChallenge: Data(SHA256.hash(Array(Self.verifier.utf8))).base64URLEncodedString, codeChallengeMethod: "S256"))
+        func begin(scope: String = "openid", redirectURI: String = SignInFixture.redirect) async throws -> DeviceSignInChallengeResponse {
+            try await api.post("/v1/oidc/device-sign-in", beginRequest(scope: scope, redirectURI: redirectURI))
+        }
+
+        func beginRequest(scope: String = "openid", redirectURI: String = SignInFixture.redirect) -> DeviceSignInRequest {
+            DeviceSignInRequest(
+                deviceID: deviceID, clientID: clientID, redirectURI: redirectURI, scope: scope, state: "s", nonce: "n",
+                codeChallenge: Data(SHA256.hash(Array(Self.verifier.utf8))).base64URLEncodedString, codeChallengeMethod: "S256")
         }
 
         func assertion(_ challenge: DeviceSignInChallengeResponse, signer: P256.PrivateKey? = nil, flags: UInt8 = 0x05,

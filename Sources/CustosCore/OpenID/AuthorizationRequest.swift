@@ -69,8 +69,9 @@ extension AuthorizationRequest {
         guard let redirectURI = parameters["redirect_uri"] else {
             throw AuthorizationRequestError(OAuthError(.invalidRequest, "redirect_uri is required"))
         }
-        guard client.redirectURIs.contains(redirectURI) else {
-            throw AuthorizationRequestError(OAuthError(.invalidRequest, "redirect_uri is not registered for this client (exact match)"))
+        guard client.accepts(redirectURI: redirectURI) else {
+            throw AuthorizationRequestError(OAuthError(.invalidRequest,
+                                                       "redirect_uri is not registered for this client (exact match; any port on 127.0.0.1 and [::1])"))
         }
         let state = parameters["state"]
         func refuse(_ code: OAuthError.Code, _ message: String) -> AuthorizationRequestError {

@@ -20,7 +20,8 @@ public struct OIDCClient: Equatable, Sendable {
     /// SHA-256 of the client secret (confidential clients that use one); the secret itself
     /// is shown once, at creation.
     public var secretDigest: Data?
-    /// Redirect URIs, compared exactly (RFC 9700 §4.1.3).
+    /// Redirect URIs, compared exactly (RFC 9700 §4.1.3) but for a loopback address's port
+    /// (`accepts(redirectURI:)`).
     public var redirectURIs: [String]
     /// The scopes the client may ask for (always including `openid`).
     public var scopes: [String]
@@ -46,6 +47,26 @@ public struct OIDCClient: Equatable, Sendable {
         self.encryptionJWK = encryptionJWK
         self.assertionJWK = assertionJWK
         self.createdAt = createdAt
+    }
+}
+
+extension OIDCClient {
+    /// Whether `uri` is one of the redirect URIs: the same string, or — for a registered
+    /// `http://127.0.0.1` or `http://[::1]` URI — the same URI on another port, which a native
+    /// app's listener gets from the system at each sign-in (RFC 8252 §7.3). `localhost` is
+    /// compared exactly: a name may resolve elsewhere (RFC 8252 §8.3).
+    public func accepts(redirectURI uri: String) -> Bool {
+        if redirectURIs.contains(uri) { return true }
+        guard let asked = Self.loopbackWithoutPort(uri) else { return false }
+        return redirectURIs.contains { Self.loopbackWithoutPort($0) == asked }
+    }
+
+    /// A loopback IP literal's `http` URI with its port taken out; nil for any other URI.
+    private static func loopbackWithoutPort(_ uri: String) -> String? {
+        guard var url = URLComponents(string: uri), url.scheme == "http", url.user == nil, url.password == nil,
+              let host = url.percentEncodedHost, host == "127.0.0.1" || host == "[::1]" else { return nil }
+        url.port = nil
+        return url.string
     }
 }
 

@@ -81,12 +81,17 @@ extension OIDCService {
 
     /// The client of a token, revocation or introspection request: a public client by its
     /// `client_id` alone; a confidential client by exactly one of `client_secret_basic`,
-    /// `client_secret_post` or `private_key_jwt`.
+    /// `client_secret_post` or `private_key_jwt`. An empty secret is no secret: a public
+    /// client that names itself in HTTP Basic as `client_id:` (oidc-agent does) or sends an empty
+    /// `client_secret` is named by that, and a confidential client is refused.
     public func authenticateClient(_ credentials: ClientCredentials) throws -> OIDCClient {
         let basic = credentials.basic
         let assertion = credentials.assertion
-        let methods = [basic != nil, credentials.clientSecret != nil, assertion != nil].filter { $0 }.count
-        guard methods <= 1 else { throw OAuthError(.invalidRequest, "use one client authentication method") }
+        let formSecret = credentials.clientSecret.flatMap { $0.isEmpty ? nil : $0 }
+        guard [basic != nil, formSecret != nil, assertion != nil].filter({ $0 }).count <= 1 else {
+            throw OAuthError(.invalidRequest, "use one client authentication method")
+        }
+        let secret = basic.flatMap { $0.secret.isEmpty ? nil : $0.secret } ?? formSecret
         var id = basic?.id ?? credentials.clientID
         if let assertion {
             guard credentials.assertionType == Self.jwtBearerAssertion else {
@@ -101,11 +106,11 @@ extension OIDCService {
         guard let client = try client(named: id) else { throw OAuthError(.invalidClient, "client authentication failed") }
         switch client.kind {
         case .public:
-            guard methods == 0 else { throw OAuthError(.invalidClient, "a public client sends its client_id alone") }
+            guard secret == nil, assertion == nil else { throw OAuthError(.invalidClient, "a public client sends its client_id alone") }
         case .confidential:
             if let assertion {
                 try verifyClientAssertion(assertion, client: client)
-            } else if let secret = basic?.secret ?? credentials.clientSecret, let stored = client.secretDigest {
+            } else if let secret, let stored = client.secretDigest {
                 guard Self.equalDigests(digester.digest(secret), stored) else { throw OAuthError(.invalidClient, "client authentication failed") }
             } else {
                 throw OAuthError(.invalidClient, "client authentication failed")
