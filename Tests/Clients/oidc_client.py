@@ -137,6 +137,28 @@ def run_checks(config):
     check(granted.get("scope") == "openid offline_access" and "refresh_token" in granted,
           f"scopes the client may not have are ignored, and the granted scope is returned: {granted.get('scope')}")
     seen["scope"] = granted["scope"]
+
+    # The authorization request as a form (OIDC Core 3.1.2.1): a valid one is sent on to GET with
+    # the same parameters, a refused one goes back to the redirect URI as GET's would.
+    poster = session()
+    verifier, nonce = secrets.token_urlsafe(48), secrets.token_urlsafe(16)
+    url, state = poster.create_authorization_url(discovery["authorization_endpoint"], code_verifier=verifier, nonce=nonce)
+    form = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(url).query))
+    posted = requests.post(discovery["authorization_endpoint"], data=form, allow_redirects=False, timeout=10)
+    check(posted.status_code == 303 and posted.headers.get("Location", "").startswith(discovery["authorization_endpoint"] + "?"),
+          f"a posted authorization request is sent on to the GET endpoint: {posted.status_code}")
+    check(dict(urllib.parse.parse_qsl(urllib.parse.urlparse(posted.headers["Location"]).query)) == form,
+          "the GET endpoint gets the form's parameters unchanged")
+    answer = approve(config, posted.headers["Location"])
+    check(answer["state"] == state, "the posted request's state comes back with the code")
+    posted_token = poster.fetch_token(discovery["token_endpoint"], authorization_response=answer["location"], code_verifier=verifier)
+    check(validate_id_token(posted_token["id_token"], nonce, config["client_id"])["sub"] == config["user_id"],
+          "a posted authorization request signs the user in")
+    refused = requests.post(discovery["authorization_endpoint"], data=dict(form, response_type="token"), allow_redirects=False, timeout=10)
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(refused.headers.get("Location", "")).query)
+    check(refused.status_code == 302 and query.get("error") == ["unsupported_response_type"] and query.get("state") == [state],
+          "a refused posted request goes back to the redirect URI with the error and state")
+    seen["authorize_post"] = "303 to GET; refusals redirected with state"
     access = jose_jwt.decode(token["access_token"], keys, algorithms=["ES256"])
     check(access.header.get("typ") == "at+jwt" and access.claims["client_id"] == config["client_id"], "the access token is an RFC 9068 JWT")
 

@@ -62,7 +62,7 @@ import Testing
         let outside = try OutsideClients.run("oidc_client.py", [configFile])
         #expect(outside.status == 0, "\(outside.output)")
         print(outside.output)
-        for check in ["discovery", "id_token", "scope", "userinfo", "refresh", "revocation", "code_reuse", "redirect_uri", "expired_code",
+        for check in ["discovery", "id_token", "scope", "authorize_post", "userinfo", "refresh", "revocation", "code_reuse", "redirect_uri", "expired_code",
                       "encrypted_id_token", "token_verify", "private_key_jwt"] {
             #expect(outside.output.contains("\"\(check)\""), "\(check) was not checked: \(outside.output)")
         }

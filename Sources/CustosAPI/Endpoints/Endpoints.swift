@@ -91,6 +91,9 @@ public enum Endpoints {
     /// Query: the authorization request. Answers a redirect to the client (errors once the client
     /// and redirect URI are known good) or a page; never JSON.
     public static let authorize = Endpoint<NoContent, OpaqueBody>(.get, "/oauth2/authorize", .anyone)
+    /// Form body: the authorization request as a form (OpenID Connect Core §3.1.2.1); a valid one
+    /// is sent on to `authorize` (303), an invalid one answered as `authorize` answers it.
+    public static let authorizeByPost = Endpoint<FormBody, OpaqueBody>(.post, "/oauth2/authorize", .anyone, status: 303)
     /// `Authorization: Bearer` an access token.
     public static let userInfo = Endpoint<NoContent, UserInfoResponse>(.get, "/oauth2/userinfo", .anyone)
     /// OpenID Connect Core §5.3: the UserInfo endpoint answers POST as well.
@@ -155,7 +158,7 @@ public enum Endpoints {
         ("webhookSecret", webhookSecret.erased), ("notifications", notifications.erased),
         ("notificationHistory", notificationHistory.erased), ("updateNotification", updateNotification.erased),
         ("openIDConfiguration", openIDConfiguration.erased), ("backchannelAuthentication", backchannelAuthentication.erased),
-        ("token", token.erased), ("registerCIBAClient", registerCIBAClient.erased), ("authorize", authorize.erased),
+        ("token", token.erased), ("registerCIBAClient", registerCIBAClient.erased), ("authorize", authorize.erased), ("authorizeByPost", authorizeByPost.erased),
         ("userInfo", userInfo.erased), ("userInfoPost", userInfoPost.erased), ("revokeToken", revokeToken.erased),
         ("introspectToken", introspectToken.erased), ("beginDeviceSignIn", beginDeviceSignIn.erased),
         ("completeDeviceSignIn", completeDeviceSignIn.erased), ("beginPasskeyRegistration", beginPasskeyRegistration.erased),

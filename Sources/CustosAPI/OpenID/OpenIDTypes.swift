@@ -29,8 +29,8 @@ public struct FormBody: Sendable, Equatable, Decodable {
 
     /// The form's encoding, for clients.
     public var encoded: Data {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
+        // ASCII only: `alphanumerics` holds every script's letters, which must go as UTF-8 escapes.
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         let pairs = fields.sorted { $0.key < $1.key }.map { name, value in
             (name.addingPercentEncoding(withAllowedCharacters: allowed) ?? name) + "="
                 + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value)

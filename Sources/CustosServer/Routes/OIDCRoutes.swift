@@ -17,6 +17,9 @@ enum OIDCRoutes {
         routes.respond(Endpoints.authorize, groups.signIn) { context, _ in
             try authorize(try oidc(), query: context.request.query, web: web)
         }
+        routes.respond(Endpoints.authorizeByPost, groups.signIn) { _, form in
+            try authorizeByPost(try oidc(), form: form)
+        }
         routes.on(Endpoints.beginDeviceSignIn, groups.signIn) { _, body in
             let challenge: DeviceSignInChallenge
             do {
@@ -108,14 +111,9 @@ enum OIDCRoutes {
     /// approves it on their bound device.
     static func authorize(_ oidc: OIDCService, query: [String: String], web: WebApp?) throws -> Response {
         let request: AuthorizationRequest
-        do {
-            request = try oidc.validate(query)
-        } catch let refusal as AuthorizationRequestError {
-            guard let redirectURI = refusal.redirectURI else { throw refusal.error }
-            return redirect(AuthorizationRedirect.location(redirectURI, [
-                "error": refusal.error.code.rawValue, "error_description": refusal.error.description, "state": refusal.state,
-                "iss": oidc.policy.issuer,
-            ]))
+        switch try validated(oidc, query) {
+        case .refused(let answer): return answer
+        case .valid(let valid): request = valid
         }
         if request.prompt.contains("none") {
             // No browser session is kept here: a silent sign-in cannot be met.
@@ -131,6 +129,34 @@ enum OIDCRoutes {
         response.headers.set("X-Content-Type-Options", "nosniff")
         response.headers.set("Referrer-Policy", "no-referrer")
         return OpenIDRoutes.noStore(response)
+    }
+
+    /// `POST /oauth2/authorize`: a request refused is answered as `GET` answers it; a valid one
+    /// is sent on to `GET` with the same parameters (303), whose page reads them from its address.
+    static func authorizeByPost(_ oidc: OIDCService, form: FormBody) throws -> Response {
+        if case .refused(let answer) = try validated(oidc, form.fields) { return answer }
+        var response = Response(status: 303)
+        response.headers.set("Location", oidc.policy.issuer + Endpoints.authorize.path + "?" + String(decoding: form.encoded, as: UTF8.self))
+        return OpenIDRoutes.noStore(response)
+    }
+
+    private enum Validated {
+        case valid(AuthorizationRequest)
+        case refused(Response)
+    }
+
+    /// The request, or its refusal: sent back to the client's redirect URI once the client and
+    /// the URI are known good; thrown (answered to the user agent) otherwise.
+    private static func validated(_ oidc: OIDCService, _ parameters: [String: String]) throws -> Validated {
+        do {
+            return .valid(try oidc.validate(parameters))
+        } catch let refusal as AuthorizationRequestError {
+            guard let redirectURI = refusal.redirectURI else { throw refusal.error }
+            return .refused(redirect(AuthorizationRedirect.location(redirectURI, [
+                "error": refusal.error.code.rawValue, "error_description": refusal.error.description, "state": refusal.state,
+                "iss": oidc.policy.issuer,
+            ])))
+        }
     }
 
     /// A WebAuthn assertion's base64url fields, within the sizes an authenticator produces.
