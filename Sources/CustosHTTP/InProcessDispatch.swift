@@ -34,10 +34,14 @@ extension HTTPServer {
                 (response, route) = (.error(.serverBusy), worker)
                 break
             }
-            let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Response, Never>) in
-                workers.run { [self] in continuation.resume(returning: run(worker, request)) }
+            let answer = await withCheckedContinuation { (continuation: CheckedContinuation<Response?, Never>) in
+                // Refused once the pool stopped (between the reservation and now): nothing would run it.
+                guard workers.run({ [self] in continuation.resume(returning: run(worker, request)) }) else {
+                    continuation.resume(returning: nil)
+                    return
+                }
             }
-            (response, route) = (answer, worker)
+            (response, route) = (answer ?? .error(.serverStopping), worker)
         }
         var sent = Self.sent(record(response, route: route, method: method, pending: pending, requestID: request.requestID),
                              requestID: request.requestID)
@@ -45,9 +49,13 @@ extension HTTPServer {
         return sent
     }
 
-    /// The answer with the headers `queue` adds to every answer on a connection.
+    /// The answer with the headers `queue` adds to every answer on a connection, less those
+    /// libmicrohttpd drops (an empty value, or one with a CR or LF).
     static func sent(_ response: Response, requestID: String) -> Response {
         var sent = response
+        sent.headers = HTTPHeaders(response.headers.filter { field in
+            !field.value.isEmpty && !field.value.utf8.contains { $0 == 0x0D || $0 == 0x0A }
+        }.map { ($0.name, $0.value) })
         sent.headers.set("X-Request-Id", requestID)
         if sent.headers["Cache-Control"] == nil { sent.headers.add("Cache-Control", Response.uncachedDirective.description) }
         return sent
@@ -59,12 +67,12 @@ extension HTTPServer {
         return (target[..<mark], target[target.index(after: mark)...])
     }
 
-    /// The query's arguments as libmicrohttpd parses them: split at `&`, then at the first `=`,
-    /// `+` read as a space, each part decoded.
+    /// The query's arguments as libmicrohttpd parses them: split at `&` (an empty piece is an
+    /// argument with an empty name), then at the first `=`, `+` read as a space, each part decoded.
     static func decodedQuery(_ query: Substring?) -> HTTPHeaders {
         var values = HTTPHeaders()
         guard let query, !query.isEmpty else { return values }
-        for argument in query.split(separator: "&", omittingEmptySubsequences: true) {
+        for argument in query.split(separator: "&", omittingEmptySubsequences: false) {
             let parts = argument.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = parts[0].replacingOccurrences(of: "+", with: " ")
             let value = parts.count > 1 ? parts[1].replacingOccurrences(of: "+", with: " ") : ""

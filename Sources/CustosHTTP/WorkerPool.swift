@@ -41,12 +41,19 @@ final class WorkerPool: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Runs `job` on a worker, in a place `reserve` took.
-    func run(_ job: @escaping @Sendable () -> Void) {
+    /// Runs `job` on a worker, in a place `reserve` took; false (and the place given back) when
+    /// the pool stopped since: its workers may have ended, and the job would never run.
+    @discardableResult
+    func run(_ job: @escaping @Sendable () -> Void) -> Bool {
         condition.lock()
+        defer { condition.unlock() }
+        guard !stopped else {
+            taken -= 1
+            return false
+        }
         jobs.append(job)
         condition.signal()
-        condition.unlock()
+        return true
     }
 
     /// Jobs running or waiting.

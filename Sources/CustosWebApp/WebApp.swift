@@ -93,11 +93,12 @@ public struct WebApp: Sendable {
     }
 
     /// The sign-in page of the authorization endpoint, with the client's name and the issuer.
-    public func authorizePage(clientName: String, issuer: String) -> Response? {
+    public func authorizePage(clientName: String, issuer: String, scope: String) -> Response? {
         guard let page = assets["authorize.html"] else { return nil }
         let html = String(decoding: page.body, as: UTF8.self)
             .replacingOccurrences(of: "{{client_name}}", with: HTMLText.escape(clientName))
             .replacingOccurrences(of: "{{issuer}}", with: HTMLText.escape(issuer))
+            .replacingOccurrences(of: "{{scope}}", with: HTMLText.escape(scope))
         var response = Response.text(html, contentType: page.contentType)
         response.headers.set("Cache-Control", "no-store")
         Self.secure(&response)

@@ -123,7 +123,7 @@ enum OIDCRoutes {
             ]))
         }
         let client = try oidc.client(id: request.clientID)
-        if let page = web?.authorizePage(clientName: client.name, issuer: oidc.policy.issuer) { return page }
+        if let page = web?.authorizePage(clientName: client.name, issuer: oidc.policy.issuer, scope: request.scope) { return page }
         var response = Response.text(AuthorizePage.html(clientName: client.name), contentType: "text/html; charset=utf-8")
         response.headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
         response.headers.set("X-Content-Type-Options", "nosniff")
@@ -134,11 +134,33 @@ enum OIDCRoutes {
     /// `POST /oauth2/authorize`: a request refused is answered as `GET` answers it; a valid one
     /// is sent on to `GET` with the same parameters (303), whose page reads them from its address.
     static func authorizeByPost(_ oidc: OIDCService, form: FormBody) throws -> Response {
-        if case .refused(let answer) = try validated(oidc, form.fields) { return answer }
+        let request: AuthorizationRequest
+        switch try validated(oidc, form.fields) {
+        case .refused(let answer): return answer
+        case .valid(let valid): request = valid
+        }
+        let query = String(decoding: form.encoded, as: UTF8.self)
+        // What the GET would refuse as an address (a control character, a URL longer than proxies
+        // and this server take) is the client's error, answered at its redirect URI.
+        let control = form.fields.contains { name, value in
+            (name + value).unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        }
+        guard !control, query.utf8.count <= maximumForwardedQueryBytes else {
+            return redirect(AuthorizationRedirect.location(request.redirectURI, [
+                "error": OAuthError.Code.invalidRequest.rawValue,
+                "error_description": control ? "a parameter holds a control character"
+                    : "the request is longer than \(maximumForwardedQueryBytes) bytes once sent on as a query",
+                "state": request.state, "iss": oidc.policy.issuer,
+            ]))
+        }
         var response = Response(status: 303)
-        response.headers.set("Location", oidc.policy.issuer + Endpoints.authorize.path + "?" + String(decoding: form.encoded, as: UTF8.self))
+        response.headers.set("Location", oidc.policy.issuer + Endpoints.authorize.path + "?" + query)
         return OpenIDRoutes.noStore(response)
     }
+
+    /// The longest query a posted request is sent on with: within the server's default URL
+    /// limit and a proxy's default header buffer (nginx's 4 KiB) with room for the rest.
+    static let maximumForwardedQueryBytes = 3 * 1024
 
     private enum Validated {
         case valid(AuthorizationRequest)

@@ -25,7 +25,8 @@ class SignInFlows:
         from joserfc.jwk import KeySet
 
         client_id = self.oidc_client()
-        session = OAuth2Session(client_id, redirect_uri=self.base + "/callback", scope="openid", code_challenge_method="S256")
+        # A stack's default scopes: what the client may not have is left out, and not listed to the user.
+        session = OAuth2Session(client_id, redirect_uri=self.base + "/callback", scope="openid profile email", code_challenge_method="S256")
         verifier = secrets.token_urlsafe(48)
         nonce = secrets.token_urlsafe(16)
         url, state = session.create_authorization_url(self.base + "/oauth2/authorize", code_verifier=verifier, nonce=nonce)
@@ -37,6 +38,8 @@ class SignInFlows:
         self.check('data-client-name="Example Shop"' in page.text, "the page to name the client Example Shop", page.text)
         self.driver.get(url)
         self.find("#consent")
+        shared = [item.text for item in self.find("#consent").find_elements("css selector", "li")]
+        self.check(shared == ["your user id"], "the consent to list only the scope granted (openid)", shared)
         title = self.text("#screen-title")
         self.check("Example Shop" in title, "the client's name in the title", title)
         self.click(choice)
@@ -46,6 +49,7 @@ class SignInFlows:
         self.check(query.get("state") == state and query.get("iss") == self.base, f"the callback with state {state} and iss {self.base}",
                    query)
         token = session.fetch_token(self.base + "/oauth2/token", authorization_response=callback, code_verifier=verifier)
+        self.check(token.get("scope") == "openid", "the token answer to name the scope granted (openid)", token.get("scope"))
         keys = KeySet.import_key_set(requests.get(self.base + "/.well-known/jwks.json", timeout=10).json())
         claims = jwt.decode(token["id_token"], keys).claims
         self.check(claims["sub"] == self.user and claims["aud"] in (client_id, [client_id]) and claims["nonce"] == nonce,
