@@ -353,22 +353,25 @@ extension HTTPServer {
     /// of that size; refused at once when the budget is spent.
     fileprivate func admitUpload(_ pending: PendingRequest, declared: Int?, connection: OpaquePointer, url: UnsafePointer<CChar>?,
                                  method: UnsafePointer<CChar>?) {
-        let headers = collectValues(connection, kind: .HEADER_KIND)
-        let request = Request(method: HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET"), path: url.map { String(cString: $0) } ?? "/",
-                              headers: headers, requestID: RequestID.make(clientValue: headers["X-Request-Id"]),
-                              remoteAddress: clientAddress(peer: RemoteAddress(connection), headers))
-        admitUpload(pending, declared: declared, request: request)
+        let name = HTTPMethod(rawValue: method.map { String(cString: $0) } ?? "GET")
+        let path = url.map { String(cString: $0) } ?? "/"
+        admitUpload(pending, declared: declared, method: name, path: path) {
+            let headers = collectValues(connection, kind: .HEADER_KIND)
+            return Request(method: name, path: path, headers: headers, requestID: RequestID.make(clientValue: headers["X-Request-Id"]),
+                           remoteAddress: self.clientAddress(peer: RemoteAddress(connection), headers))
+        }
     }
 
-    /// `admitUpload` for a request whose headers are read (its body is not looked at).
-    func admitUpload(_ pending: PendingRequest, declared: Int?, request: Request) {
-        guard case .found(let route, let parameters) = router.match(request.method, request.path), route.takesUploads else {
+    /// `admitUpload` for a request whose headers are read (its body is not looked at); `request`
+    /// is made only for a route that takes uploads.
+    func admitUpload(_ pending: PendingRequest, declared: Int?, method: HTTPMethod, path: String, request: () -> Request) {
+        guard case .found(let route, let parameters) = router.match(method, path), route.takesUploads else {
             pending.uploadLimit = configuration.maxBodyBytes
             if let declared, declared > configuration.maxBodyBytes { pending.rejection = .payloadTooLarge(limit: configuration.maxBodyBytes) }
             return
         }
         pending.uploadLimit = configuration.maxUploadBytes
-        var request = request
+        var request = request()
         request.pathParameters = parameters
         if let preflight = route.preflight {
             do {

@@ -22,7 +22,7 @@ extension HTTPServer {
                               headers: headers, body: body, requestID: RequestID.make(clientValue: headers["X-Request-Id"]),
                               remoteAddress: clientAddress(peer: peer, headers))
         if body.count > configuration.maxBodyBytes {
-            admitUpload(pending, declared: body.count, request: request)
+            admitUpload(pending, declared: body.count, method: request.method, path: request.path) { request }
         }
         let routed = routed(request, rejection: pending.rejection, query: query)
         let (response, route): (Response, Router.Route?)

@@ -20,7 +20,9 @@ struct InProcessExchange: HTTPExchange {
         }
         var headers = HTTPHeaders()
         for (name, value) in request.allHTTPHeaderFields ?? [:] { headers.add(name, value) }
-        if headers["Host"] == nil { headers.add("Host", components.host.map { host in components.port.map { "\(host):\($0)" } ?? host } ?? "") }
+        if headers["Host"] == nil, let host = components.percentEncodedHost {
+            headers.add("Host", components.port.map { "\(host):\($0)" } ?? host)
+        }
         let target = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
             + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
         let response = await server.respond(method: request.httpMethod ?? "GET", target: target, headers: headers,

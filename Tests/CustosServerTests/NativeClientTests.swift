@@ -75,8 +75,8 @@ import FoundationNetworking
             request.setValue("Basic " + Data("\(form(id)):\(form(secret))".utf8).base64EncodedString(), forHTTPHeaderField: "Authorization")
         }
         request.httpBody = FormBody(fields: fields).encoded
-        // Through the server's own exchange: URLSession on Linux waits for ever on a 401 that
-        // carries `WWW-Authenticate: Basic` to a request that sent credentials.
+        // Through the server's own exchange: URLSession on Linux did not return (10 minutes, past
+        // its timeout) on a 401 carrying `WWW-Authenticate: Basic` to a request that sent credentials.
         let (data, response) = try await live.exchange.exchange(request)
         return (response.statusCode, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
     }

@@ -61,7 +61,7 @@ async function render() {
   const main = document.getElementById("view");
   const errors = h("div", { id: "authorize-error" });
   // What the server grants (scopes the client may not have are left out), not what was asked.
-  const scopes = (document.body.dataset.scope ?? query.get("scope") ?? "").split(" ").filter(Boolean);
+  const scopes = (document.body.dataset.scope ?? "").split(" ").filter(Boolean);
   main.append(
     h("h1", { id: "screen-title", tabindex: "-1" }, `Sign in to ${clientName}`),
     h("section", { class: "card", id: "consent" },
