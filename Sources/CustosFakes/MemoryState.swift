@@ -1,3 +1,4 @@
+import CustosAPI
 import CustosCore
 import Foundation
 
@@ -24,6 +25,7 @@ struct MemoryState {
     var counterLeases: [(key: String, expiresAt: Date)] = []
     var metadata: [String: String] = [:]
     var users: [String: User] = [:]
+    var userClaims: [String: UserClaims] = [:]
     var devices: [String: Device] = [:]
     var sessions: [String: Session] = [:]
     var apiKeys: [String: APIKey] = [:]

@@ -1,3 +1,4 @@
+import CustosAPI
 import CustosCore
 import Foundation
 
@@ -21,6 +22,19 @@ extension MemoryStore: UserStore {
             let ids = state.users.keys.filter { afterID == nil || bytewise(afterID!, $0) }
                 .filter { createdBy == nil || state.users[$0]?.createdBy == createdBy }.sorted(by: bytewise)
             return ids.prefix(limit).compactMap { state.users[$0] }
+        }
+    }
+
+    public func userClaims(id: String) throws -> UserClaims? {
+        try read { $0.userClaims[id] }
+    }
+
+    @discardableResult
+    public func setUserClaims(_ claims: UserClaims?, id: String) throws -> Bool {
+        try write { state in
+            guard state.users[id] != nil else { return false }
+            state.userClaims[id] = claims
+            return true
         }
     }
 
@@ -80,6 +94,7 @@ extension MemoryStore: UserStore {
     public func deleteUser(id: String) throws -> Bool {
         try write { state in
             guard state.users.removeValue(forKey: id) != nil else { return false }
+            state.userClaims[id] = nil
             let suffix = Array((":" + id).utf8)
             _ = state.devices.removeAll { $0.value.userID == id }
             _ = state.sessions.removeAll { $0.value.userID == id }

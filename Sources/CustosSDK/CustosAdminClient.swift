@@ -82,6 +82,18 @@ public final class CustosAdminClient: Sendable {
         _ = try await transport.call(Endpoints.revokeDevice, userID, deviceID, bearer: apiKey)
     }
 
+    /// The standard OpenID claims this relying party stated about the user (all empty when none).
+    public func userClaims(_ userID: String) async throws -> UserClaims {
+        try await transport.call(Endpoints.userClaims, userID, bearer: apiKey)
+    }
+
+    /// Replaces the user's claims; UserInfo releases them to OpenID clients by scope
+    /// (`profile`, `email`, `phone`, `address`). The answer carries the server's `updated_at`.
+    @discardableResult
+    public func setUserClaims(_ userID: String, _ claims: UserClaims) async throws -> UserClaims {
+        try await transport.call(Endpoints.setUserClaims, userID, body: claims, bearer: apiKey)
+    }
+
 }
 
 /// A document scan's image as the server keeps it.

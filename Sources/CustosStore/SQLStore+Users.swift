@@ -1,3 +1,4 @@
+import CustosAPI
 import CustosCore
 import Foundation
 
@@ -42,6 +43,19 @@ extension SQLStore: UserStore {
         let rows = try database.select("SELECT \(Self.userColumns) FROM users\(filter) ORDER BY id LIMIT ?",
                                        values + [.integer(Int64(limit))])
         return try rows.map(Self.user(from:))
+    }
+
+    public func userClaims(id: String) throws -> UserClaims? {
+        guard let json = try database.select("SELECT claims FROM users WHERE id = ?", [.text(id)]).first?.optionalString(0) else { return nil }
+        return try JSONDecoder().decode(UserClaims.self, from: Data(json.utf8))
+    }
+
+    @discardableResult
+    public func setUserClaims(_ claims: UserClaims?, id: String) throws -> Bool {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = try claims.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
+        return try database.execute("UPDATE users SET claims = ? WHERE id = ?", [json.map(SQLValue.text) ?? .null, .text(id)]) > 0
     }
 
     /// Replaces every field, `createdAt` included.

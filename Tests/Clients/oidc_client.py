@@ -8,7 +8,8 @@ Usage: oidc_client.py CONFIG_JSON
 
 CONFIG_JSON: issuer, custos (the binary), profile (the bound device's profile directory),
 client_id, client_secret, redirect_uri, decryption_key (PEM of the client's encryption key),
-jwt_client_id and jwt_key (PEM) of a private_key_jwt client, code_lifetime (seconds), user_id.
+jwt_client_id and jwt_key (PEM) of a private_key_jwt client, code_lifetime (seconds), user_id, claims
+(the standard claims the relying party set for the user).
 
 Runs discovery, the code flow with PKCE, validation of the ID token, userinfo, introspection,
 refresh with rotation, reuse detection, revocation, the encrypted ID token, private_key_jwt, and
@@ -128,15 +129,26 @@ def run_checks(config):
           "the ID token says a bound device's software key signed in, and claims no more (no hwk, no user)")
     seen["id_token"] = {"sub": claims["sub"], "acr": claims["acr"], "amr": claims["amr"]}
 
-    # Many stacks ask for "openid profile email" by default: what the client may not have is
+    # Many stacks ask for "openid profile email" by default: a scope the server does not know is
     # left out (OIDC Core 3.1.2.1), and the token answer names the scope granted.
-    wide = OAuth2Session(config["client_id"], config["client_secret"], scope="openid profile email offline_access phone",
+    wide = OAuth2Session(config["client_id"], config["client_secret"], scope="openid profile email offline_access phone https://rp.example/orders",
                          redirect_uri=redirect_uri, code_challenge_method="S256")
     answer, verifier, nonce = sign_in(wide)
     granted = wide.fetch_token(discovery["token_endpoint"], authorization_response=answer["location"], code_verifier=verifier)
-    check(granted.get("scope") == "openid offline_access" and "refresh_token" in granted,
-          f"scopes the client may not have are ignored, and the granted scope is returned: {granted.get('scope')}")
+    check(granted.get("scope") == "openid profile email offline_access phone" and "refresh_token" in granted,
+          f"a scope the server does not know is ignored, and the granted scope is returned: {granted.get('scope')}")
     seen["scope"] = granted["scope"]
+    # The claims the relying party set for the user, released by scope (OIDC Core 5.4): profile,
+    # email and phone were granted, address was not asked for.
+    stated = config["claims"]
+    released = wide.get(discovery["userinfo_endpoint"]).json()
+    for name in ["name", "given_name", "family_name", "email", "email_verified", "phone_number"]:
+        check(released.get(name) == stated[name], f"userinfo releases {name} of a granted scope: {released}")
+    check("address" not in released and isinstance(released.get("updated_at"), int),
+          f"userinfo releases no claim of a scope not granted, and updated_at as seconds: {released}")
+    check(set(["name", "email", "phone_number", "address", "updated_at"]) <= set(discovery["claims_supported"]),
+          "discovery's claims_supported names the claims userinfo releases")
+    seen["claims"] = sorted(released)
 
     # The authorization request as a form (OIDC Core 3.1.2.1): a valid one is sent on to GET with
     # the same parameters, a refused one goes back to the redirect URI as GET's would.
@@ -163,7 +175,8 @@ def run_checks(config):
     check(access.header.get("typ") == "at+jwt" and access.claims["client_id"] == config["client_id"], "the access token is an RFC 9068 JWT")
 
     info = client.get(discovery["userinfo_endpoint"])
-    check(info.status_code == 200 and info.json()["sub"] == config["user_id"], "userinfo answers the user")
+    check(info.status_code == 200 and info.json() == {"sub": config["user_id"]},
+          f"userinfo answers the user, and no claim to a token without their scopes: {info.json()}")
     seen["userinfo"] = info.json()
 
     introspected = client.introspect_token(discovery["introspection_endpoint"], token=token["access_token"]).json()

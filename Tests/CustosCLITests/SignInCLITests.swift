@@ -52,7 +52,24 @@ import Testing
                                                   "--assertion-jwk", "@" + signing.jwk])
         #expect(jwtClient.tokenEndpointAuthMethod == "private_key_jwt" && jwtClient.clientSecret == nil)
 
+        let claims: [String: Any] = [
+            "name": "Olga Ivanova", "given_name": "Olga", "family_name": "Ivanova", "email": "olga@example.com", "email_verified": true,
+            "phone_number": "+33612345678", "address": ["locality": "Lyon", "country": "FR"],
+        ]
+        let setClaims = try CLI.run(["admin", "user", "set-claims", "olga",
+                                     String(decoding: try JSONSerialization.data(withJSONObject: claims), as: UTF8.self),
+                                     "--server", served.server], environment: ["CUSTOS_API_KEY": served.adminKey])
+        #expect(setClaims.status == 0 && setClaims.stdout.contains(#""email" : "olga@example.com""#), "\(setClaims.stderr)\(setClaims.stdout)")
+        let shown = try CLI.run(["admin", "user", "claims", "olga", "--server", served.server], environment: ["CUSTOS_API_KEY": served.adminKey])
+        #expect(shown.status == 0 && shown.stdout.contains(#""phone_number" : "+33612345678""#), "\(shown.stderr)\(shown.stdout)")
+        let notJSON = try CLI.run(["admin", "user", "set-claims", "olga", #"{"emial":"x@example.com"}"#, "--server", served.server],
+                                  environment: ["CUSTOS_API_KEY": served.adminKey])
+        #expect(notJSON.status == 2 && notJSON.stderr.contains("emial is not a claim this server keeps"), "\(notJSON.stderr)")
+        let refused = try CLI.run(["admin", "user", "set-claims", "olga", #"{"email":"olga"}"#, "--server", served.server],
+                                  environment: ["CUSTOS_API_KEY": served.adminKey])
+        #expect(refused.status != 0 && refused.stderr.contains("invalid_field"), "\(refused.stderr)")
         let config: [String: Any] = [
+            "claims": claims,
             "issuer": issuer, "custos": CLI.binary.path, "profile": profile, "user_id": "olga", "redirect_uri": redirect,
             "client_id": secretClient.clientID, "client_secret": try #require(secretClient.clientSecret), "decryption_key": encryption.pem,
             "jwt_client_id": jwtClient.clientID, "jwt_key": signing.pem, "code_lifetime": codeLifetime,
@@ -62,7 +79,7 @@ import Testing
         let outside = try OutsideClients.run("oidc_client.py", [configFile])
         #expect(outside.status == 0, "\(outside.output)")
         print(outside.output)
-        for check in ["discovery", "id_token", "scope", "authorize_post", "userinfo", "refresh", "revocation", "code_reuse", "redirect_uri", "expired_code",
+        for check in ["discovery", "id_token", "scope", "claims", "authorize_post", "userinfo", "refresh", "revocation", "code_reuse", "redirect_uri", "expired_code",
                       "encrypted_id_token", "token_verify", "private_key_jwt"] {
             #expect(outside.output.contains("\"\(check)\""), "\(check) was not checked: \(outside.output)")
         }

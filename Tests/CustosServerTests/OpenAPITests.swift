@@ -102,7 +102,17 @@ import Testing
             schemas = ((spec["components"] as? Object)?["schemas"] as? Object) ?? [:]
         }
 
+        /// `$ref` followed; a schema made of `allOf` parts alone merged into one object (their
+        /// properties and required). Beside properties of its own, `allOf` only adds constraints.
         func resolve(_ schema: Object) -> Object {
+            if let parts = schema["allOf"] as? [Object], schema["properties"] == nil {
+                var properties = Object(), required: [String] = []
+                for part in parts.map(resolve) {
+                    properties.merge((part["properties"] as? Object) ?? [:]) { first, _ in first }
+                    required += (part["required"] as? [String]) ?? []
+                }
+                return ["type": "object", "properties": properties, "required": required]
+            }
             guard let ref = schema["$ref"] as? String else { return schema }
             return resolve((schemas[String(ref.split(separator: "/").last ?? "")] as? Object) ?? [:])
         }

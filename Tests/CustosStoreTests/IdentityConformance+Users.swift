@@ -1,3 +1,4 @@
+import CustosAPI
 import CustosCore
 import Foundation
 import Testing
@@ -33,6 +34,31 @@ extension ConformanceCheck {
         // Updating a user that does not exist finds nothing and creates nothing.
         #expect(try store.updateUser(user("nobody")) == false)
         #expect(try store.user(id: "nobody") == nil)
+    }
+
+    /// A user's claims: none at first, replaced whole, kept through the user's own changes,
+    /// cleared by nil, gone with the user; a user that does not exist gets none.
+    static func userClaimsSetReadClear(_ store: any ConformingStore, _: any StoreNodes) throws {
+        try store.createUser(user("claimed", status: .active))
+        try store.createUser(user("other", status: .active))
+        #expect(try store.userClaims(id: "claimed") == nil)
+        let claims = UserClaims(name: "Zoë “Z” Ng", email: "zoe@example.com", emailVerified: false, phoneNumber: "+15550100",
+                                address: UserClaims.Address(streetAddress: "1 Main St\nApt 2", country: "US"), updatedAt: 1_700_000_000)
+        #expect(try store.setUserClaims(claims, id: "claimed"))
+        #expect(try store.userClaims(id: "claimed") == claims)
+        #expect(try store.userClaims(id: "other") == nil)
+        #expect(try store.changeUser(id: "claimed", .lock(until: testNow.addingTimeInterval(60))))
+        #expect(try store.userClaims(id: "claimed") == claims)
+        #expect(try store.setUserClaims(UserClaims(nickname: "Z"), id: "claimed"))
+        #expect(try store.userClaims(id: "claimed") == UserClaims(nickname: "Z"))
+        #expect(try store.setUserClaims(nil, id: "claimed"))
+        #expect(try store.userClaims(id: "claimed") == nil)
+        #expect(try store.setUserClaims(claims, id: "nobody") == false)
+        #expect(try store.userClaims(id: "nobody") == nil)
+        #expect(try store.setUserClaims(claims, id: "claimed"))
+        #expect(try store.deleteUser(id: "claimed"))
+        try store.createUser(user("claimed", status: .pendingActivation))
+        #expect(try store.userClaims(id: "claimed") == nil)
     }
 
     /// Each change writes only its fields: a change made from a stale copy cannot undo another.

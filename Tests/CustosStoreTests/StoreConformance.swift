@@ -38,6 +38,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
     case userDuplicate
     case usersPaging
     case userDeleteCascades
+    case userClaimsSetReadClear
     case userDeleteMatchesSuffixExactly
     case unknownEnumValuesAreFailures
     case deviceAddGetList
@@ -133,6 +134,7 @@ enum ConformanceCheck: String, CaseIterable, Sendable, CustomTestStringConvertib
         case .userDuplicate: try withAnyStore(kind, Self.userDuplicate)
         case .usersPaging: try withAnyStore(kind, Self.usersPaging)
         case .userDeleteCascades: try withAnyStore(kind, Self.userDeleteCascades)
+        case .userClaimsSetReadClear: try withAnyStore(kind, Self.userClaimsSetReadClear)
         case .userDeleteMatchesSuffixExactly: try withAnyStore(kind, Self.userDeleteMatchesSuffixExactly)
         case .unknownEnumValuesAreFailures: try withStore(kind, Self.unknownEnumValues)
         case .deviceAddGetList: try withAnyStore(kind, Self.deviceAddGetList)

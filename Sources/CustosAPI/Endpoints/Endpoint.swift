@@ -18,7 +18,7 @@ public enum APIKeyScope: String, Sendable, Hashable, CaseIterable {
 }
 
 public enum EndpointMethod: String, Sendable, Hashable {
-    case get = "GET", post = "POST", patch = "PATCH", delete = "DELETE"
+    case get = "GET", post = "POST", put = "PUT", patch = "PATCH", delete = "DELETE"
 }
 
 /// No JSON body: a request without one, a 204 answer.

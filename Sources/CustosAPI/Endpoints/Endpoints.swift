@@ -38,6 +38,9 @@ public enum Endpoints {
     public static let resetUser = Endpoint<NoContent, ActivationCodeInfo>(.post, "/v1/users/{id}/reset", .apiKey(.rp))
     public static let issueRegistrationCode = Endpoint<NoContent, RegistrationCodeInfo>(.post, "/v1/users/{id}/registration-code", .apiKey(.rp), status: 201)
     public static let grantEnrollment = Endpoint<NoContent, EnrollmentGrantResponse>(.post, "/v1/users/{id}/enrollment-grant", .apiKey(.rp), status: 201)
+    /// The user's standard OpenID claims, which UserInfo releases by scope; PUT replaces them all.
+    public static let userClaims = Endpoint<NoContent, UserClaims>(.get, "/v1/users/{id}/claims", .apiKey(.rp))
+    public static let setUserClaims = Endpoint<UserClaims, UserClaims>(.put, "/v1/users/{id}/claims", .apiKey(.rp))
 
     // The app: activation, login, password, sessions.
     public static let activate = Endpoint<ActivateRequest, AuthenticationResult>(.post, "/v1/activate", .anyone, status: 201)
@@ -146,6 +149,7 @@ public enum Endpoints {
         ("expirePassword", expirePassword.erased),
         ("issueActivationCode", issueActivationCode.erased), ("resetUser", resetUser.erased), ("userDevices", userDevices.erased),
         ("revokeDevice", revokeDevice.erased), ("grantEnrollment", grantEnrollment.erased),
+        ("userClaims", userClaims.erased), ("setUserClaims", setUserClaims.erased),
         ("issueRegistrationCode", issueRegistrationCode.erased), ("registerDevice", registerDevice.erased),
         ("requestDeviceApproval", requestDeviceApproval.erased), ("claimDeviceApproval", claimDeviceApproval.erased),
         ("activate", activate.erased), ("loginChallenge", loginChallenge.erased), ("login", login.erased),

@@ -27,7 +27,7 @@ public struct CreateOIDCClientRequest: Codable, Equatable, Sendable {
     /// `public` (a native or browser app: PKCE, no secret) or `confidential` (a server).
     public var clientType: String
     public var redirectURIs: [String]
-    /// Default `openid offline_access`.
+    /// Default every scope the server serves (`openid offline_access profile email phone address`).
     public var scopes: [String]?
     /// The ID tokens of requests that ask for `encrypted` are encrypted to this key.
     public var encryptionJWK: ClientJWK?
@@ -255,12 +255,30 @@ public struct AuthorizationCodeResponse: Codable, Equatable, Sendable {
     }
 }
 
-/// The UserInfo endpoint's claims.
+/// The UserInfo endpoint's claims: `sub`, and beside it the user's claims that the access
+/// token's scopes release (one flat object, as OpenID Connect Core §5.3.2 has it).
 public struct UserInfoResponse: Codable, Equatable, Sendable {
     public var sub: String
+    public var claims: UserClaims
 
-    public init(sub: String) {
+    public init(sub: String, claims: UserClaims = UserClaims()) {
         self.sub = sub
+        self.claims = claims
+    }
+
+    private enum CodingKeys: String, CodingKey { case sub }
+
+    public init(from decoder: any Decoder) throws {
+        sub = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .sub)
+        // The claims share the object with sub; UserClaims refuses names it does not keep, so
+        // it reads a copy without sub.
+        claims = try UserClaims(flattenedWith: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(sub, forKey: .sub)
+        try claims.encode(to: encoder)
     }
 }
 

@@ -37,6 +37,8 @@ public enum AuditKind: String, Sendable, CaseIterable {
     /// An administrator lifted a lock.
     case userUnlocked = "user.unlocked"
     case passwordExpired = "user.password_expired"
+    /// The relying party set the user's OpenID claims (the names present, never the values).
+    case userClaimsChanged = "user.claims_changed"
     /// A new activation code was issued (never the code).
     case activationCodeIssued = "user.activation_code_issued"
     /// A registration code for another device was issued (never the code).

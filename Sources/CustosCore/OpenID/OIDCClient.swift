@@ -80,7 +80,7 @@ public struct OIDCClientDraft: Sendable {
     public var assertionJWK: String?
     public var idTokenAlgorithm: SigningAlgorithm
 
-    public init(name: String, kind: OIDCClient.Kind, redirectURIs: [String], scopes: [String] = ["openid", "offline_access"],
+    public init(name: String, kind: OIDCClient.Kind, redirectURIs: [String], scopes: [String] = OIDCService.supportedScopes,
                 encryptionJWK: String? = nil, assertionJWK: String? = nil, idTokenAlgorithm: SigningAlgorithm = .es256) {
         self.idTokenAlgorithm = idTokenAlgorithm
         self.name = name

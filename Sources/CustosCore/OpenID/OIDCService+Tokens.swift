@@ -196,14 +196,17 @@ extension OIDCService {
     }
 
     /// The UserInfo endpoint's subject for a bearer access token with the `openid` scope.
-    public func userInfoSubject(accessToken: String) throws -> String {
-        guard let claims = try liveAccessToken(accessToken, now: clock.now()) else {
+    public func userInfo(accessToken: String) throws -> (subject: String, claims: UserClaims) {
+        guard let token = try liveAccessToken(accessToken, now: clock.now()) else {
             throw OAuthError(.invalidToken, "the access token is invalid, expired or revoked")
         }
-        guard (claims.scope ?? "").split(separator: " ").contains("openid") else {
+        let scopes = (token.scope ?? "").split(separator: " ").map(String.init)
+        guard scopes.contains("openid") else {
             throw OAuthError(.invalidToken, "the access token lacks the openid scope")
         }
-        return claims.sub
+        // Read now, so a change the relying party made since the sign-in is what is released.
+        let claims = try store.userClaims(id: token.sub) ?? UserClaims()
+        return (token.sub, claims.released(to: scopes))
     }
 
     /// RFC 7009: revokes the grant of a refresh or access token the client holds. Unknown

@@ -38,7 +38,9 @@ public final class OIDCService: Sendable {
     public static func signInLevel(of device: Device) -> AuthLevel {
         device.boundBy.isConfirmed ? .deviceSignature : .password
     }
-    public static let supportedScopes = ["openid", "offline_access"]
+    /// `openid`, `offline_access` (a refresh token), and the scopes that release the user's
+    /// claims from UserInfo (`UserClaims.scopes`).
+    public static let supportedScopes = ["openid", "offline_access"] + UserClaims.scopes
 
     // MARK: Authorization requests
 

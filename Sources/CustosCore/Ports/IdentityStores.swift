@@ -1,3 +1,4 @@
+import CustosAPI
 import Foundation
 
 extension UserStore {
@@ -23,6 +24,11 @@ public protocol UserStore: Sendable {
     /// (`activate` of a disabled user, `enable` of one that is not disabled).
     @discardableResult
     func changeUser(id: String, _ change: UserChange) throws -> Bool
+    /// The standard claims last set for the user; nil when none were, or there is no such user.
+    func userClaims(id: String) throws -> UserClaims?
+    /// Replaces the user's claims (nil: none); false when there is no such user.
+    @discardableResult
+    func setUserClaims(_ claims: UserClaims?, id: String) throws -> Bool
     /// Deletes the user and, in the same transaction, its devices, sessions, single-use
     /// tokens (any purpose, subject = user id), counters whose key ends in `:<user id>`, and
     /// its biometric template and IDV transactions (by cascade).

@@ -69,6 +69,12 @@ enum AdminRoutes {
             let issued = try identity.issueRegistrationCode(userID: userID, actor: context.caller.id)
             return RegistrationCodeInfo(userID: userID, registrationCode: issued.code, expiresAt: issued.expiresAt)
         }
+        routes.on(Endpoints.userClaims, groups.rp) { context, _ in
+            try identity.claims(userID: managed(context))
+        }
+        routes.on(Endpoints.setUserClaims, groups.rp) { context, body in
+            try identity.setClaims(body, userID: managed(context), actor: context.caller.id)
+        }
         routes.on(Endpoints.userDevices, groups.rp) { context, _ in
             DeviceList(devices: try identity.devices(userID: managed(context)).map(WireMapping.device))
         }

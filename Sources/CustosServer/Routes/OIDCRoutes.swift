@@ -95,7 +95,8 @@ enum OIDCRoutes {
             guard let token = AccessGroups.bearer(request) else {
                 throw OAuthError(.invalidToken, "send the access token as Authorization: Bearer")
             }
-            return OpenIDRoutes.noStore(try .wire(UserInfoResponse(sub: try oidc.userInfoSubject(accessToken: token))))
+            let (subject, claims) = try oidc.userInfo(accessToken: token)
+            return OpenIDRoutes.noStore(try .wire(UserInfoResponse(sub: subject, claims: claims)))
         } catch let error as OAuthError {
             // RFC 6750 §3: the challenge says why (the body is the OAuth error ErrorMapping writes).
             var response = Response.error(ErrorMapping.httpError(for: error) ?? HTTPError(status: error.status, code: error.code.rawValue,

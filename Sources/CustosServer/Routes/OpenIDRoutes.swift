@@ -91,7 +91,7 @@ enum OpenIDRoutes {
         document["id_token_encryption_enc_values_supported"] = ["A256GCM"]
         document["scopes_supported"] = OIDCService.supportedScopes
         document["prompt_values_supported"] = ["none", "login", "consent", "select_account"]
-        document["claims_supported"] = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "acr", "amr", "azp", "sid"]
+        document["claims_supported"] = ["iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "acr", "amr", "azp", "sid"] + UserClaims.names
         document["authorization_response_iss_parameter_supported"] = true
         document["request_parameter_supported"] = false
         document["request_uri_parameter_supported"] = false

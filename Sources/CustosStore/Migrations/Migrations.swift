@@ -302,6 +302,14 @@ enum Migrations {
                 CREATE INDEX counter_leases_expires_at ON counter_leases (expires_at);
                 """
         ),
+        Migration(
+            version: 25,
+            name: "users.claims",
+            // The standard OpenID claims the relying party states about the user, as a JSON
+            // object (`UserClaims`); null: none. On the user's row, so it goes with the user.
+            sqlite: "ALTER TABLE users ADD COLUMN claims TEXT;",
+            postgres: "ALTER TABLE users ADD COLUMN claims TEXT;"
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

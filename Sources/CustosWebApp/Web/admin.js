@@ -113,6 +113,7 @@ function renderConsole() {
     ui.status,
     usersSection(),
     devicesSection(),
+    claimsSection(),
     auditSection(),
     documentsSection(),
     notifySection());
@@ -229,7 +230,8 @@ function userRow(user) {
         ? button("enable secondary", "Enable", () => userAction(id, "enable", `User ${id} enabled.`))
         : button("disable danger", "Disable", () => userAction(id, "disable", `User ${id} disabled.`)),
       button("new-code secondary", "New activation code", () => newActivationCode(id)),
-      button("devices secondary", "Devices", () => showDevices(id), ui.devicesError))));
+      button("devices secondary", "Devices", () => showDevices(id), ui.devicesError),
+      button("claims secondary", "Claims", () => showClaims(id), ui.claimsError))));
 }
 
 /** Unlocks, enables or disables the user, then shows the table again. */
@@ -313,6 +315,64 @@ async function revokeDevice(device) {
   setStatus(`Device “${device.name}” of ${device.user_id} revoked.`);
   await loadDevices(device.user_id);
   ui.deviceWrap.focus();
+}
+
+// MARK: claims
+
+/** The claims the form edits; the others a user has are kept as they are. */
+const CLAIM_FIELDS = [
+  ["name", "Full name", "text"], ["given_name", "Given name", "text"], ["family_name", "Family name", "text"],
+  ["email", "Email", "email"], ["email_verified", "Email verified (by you)", "checkbox"],
+  ["phone_number", "Phone number (E.164, such as +33612345678)", "tel"], ["phone_number_verified", "Phone number verified (by you)", "checkbox"],
+  ["locale", "Locale (such as fr-CA)", "text"],
+];
+
+function claimsSection() {
+  ui.claimsError = h("div", { id: "admin-claims-error" });
+  ui.claimsFor = h("p", { id: "admin-claims-for", class: "muted" },
+    "Choose “Claims” on a user to edit what OpenID clients read of them (by the scopes profile, email, phone).");
+  ui.claimsForm = h("form", { id: "admin-claims-form", class: "stack", hidden: true });
+  return section("admin-claims", "Claims", ui.claimsFor, ui.claimsError, ui.claimsForm);
+}
+
+async function showClaims(userID) {
+  const claims = await call(E.userClaims, { params: [userID] });
+  const inputs = CLAIM_FIELDS.map(([name, label, type]) => type === "checkbox"
+    ? h("label", { class: "row" }, h("input", { type: "checkbox", id: `admin-claim-${name}`, checked: claims[name] === true }), label)
+    : field({ id: `admin-claim-${name}`, label, type, value: claims[name] ?? "", autocomplete: "off", spellcheck: "false" }));
+  const save = h("button", { type: "submit", id: "admin-claims-save", class: "primary" }, "Save claims");
+  ui.claimsForm.replaceChildren(...inputs, save);
+  ui.claimsForm.onsubmit = (event) => {
+    event.preventDefault();
+    act(ui.claimsError, save, () => saveClaims(userID, claims));
+  };
+  ui.claimsFor.replaceChildren(`Claims of ${userID}`, claims.updated_at ? ` (changed ${formatTime(claims.updated_at * 1000)})` : "", ":");
+  ui.claimsForm.hidden = false;
+  document.getElementById("admin-claims-title")?.focus();
+}
+
+/** PUT replaces the whole set: the claims the form does not show go back as they were. */
+async function saveClaims(userID, before) {
+  const claims = { ...before };
+  delete claims.updated_at;
+  for (const [name, , type] of CLAIM_FIELDS) {
+    const input = document.getElementById(`admin-claim-${name}`);
+    delete claims[name];
+    if (type === "checkbox") {
+      const vouches = name.replace("_verified", "");
+      if (input.checked || claims[vouches] !== undefined) claims[name] = input.checked;
+    } else if (input.value.trim() !== "") {
+      claims[name] = input.value.trim();
+    }
+  }
+  // A verified flag states nothing without its value: it goes when the value does.
+  for (const flag of ["email_verified", "phone_number_verified"]) {
+    if (claims[flag.replace("_verified", "")] === undefined) delete claims[flag];
+  }
+  const saved = await call(E.setUserClaims, { params: [userID], body: claims });
+  setStatus(`Claims of ${userID} saved.`);
+  await showClaims(userID);
+  return saved;
 }
 
 // MARK: audit

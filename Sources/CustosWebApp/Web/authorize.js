@@ -7,6 +7,10 @@ import { devices, deviceAssertion, passkeyAssertion } from "./device.js";
 const SCOPES = {
   openid: "your user id",
   offline_access: "staying signed in (a refresh token)",
+  profile: "your name and profile details",
+  email: "your email address",
+  phone: "your phone number",
+  address: "your postal address",
 };
 
 const query = new URLSearchParams(location.search);

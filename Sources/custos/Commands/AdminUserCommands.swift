@@ -22,7 +22,7 @@ enum AdminUserCommands {
         userAction("enable", "Enable a disabled user.") { try await $0.enableUser($1) },
         userAction("unlock", "Lift a lockout and give the attempts back.") { try await $0.unlockUser($1) },
         userAction("expire-password", "Make the user set a new password at the next sign-in (110).") { try await $0.expirePassword($1) },
-        delete, code, reset, grantEnrollment, devices, revokeDevice,
+        delete, code, reset, grantEnrollment, claims, setClaims, devices, revokeDevice,
     ]
 
     static let create = Command(spec: CommandSpec(
@@ -112,6 +112,54 @@ enum AdminUserCommands {
         let grant = try await client.grantEnrollment(userID)
         try ClientOptions.output(arguments, grant) { ["enrolment granted to \(grant.userID) (expires \(iso(grant.expiresAt)))"] }
         return .ok
+    }
+
+    static let claimsJSON = Argument("claims", help: #"the claims as one JSON object, such as '{"email":"alice@example.com","email_verified":true}'"#)
+
+    static let claims = Command(spec: CommandSpec(
+        path: "admin user claims", summary: "Show the standard OpenID claims stated about a user.", options: remote, arguments: [user])
+    ) { arguments in
+        let client = try ClientOptions.adminClient(arguments)
+        let claims = try await client.userClaims(arguments[user])
+        try ClientOptions.output(arguments, claims) { describe(claims) }
+        return .ok
+    }
+
+    static let setClaims = Command(spec: CommandSpec(
+        path: "admin user set-claims",
+        summary: "Replace a user's standard OpenID claims (name, email, phone_number, address…), released from UserInfo by scope.",
+        options: remote, arguments: [user, claimsJSON],
+        example: #"custos admin user set-claims alice '{"name":"Alice Liddell","email":"alice@example.com","email_verified":true}'"#)
+    ) { arguments in
+        let given: UserClaims
+        do {
+            given = try JSONDecoder().decode(UserClaims.self, from: Data(arguments[claimsJSON].utf8))
+        } catch let error as DecodingError {
+            throw UsageError("the claims must be one JSON object of standard claims: \(explain(error))")
+        }
+        let client = try ClientOptions.adminClient(arguments)
+        let claims = try await client.setUserClaims(arguments[user], given)
+        try ClientOptions.output(arguments, claims) { describe(claims) }
+        return .ok
+    }
+
+    /// The claims stated, as indented JSON with sorted names (the text form is the JSON form).
+    static func describe(_ claims: UserClaims) -> [String] {
+        guard claims != UserClaims() else { return ["no claims"] }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(claims) else { return ["(the claims could not be shown)"] }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    private static func explain(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context) where context.codingPath.isEmpty: "not valid JSON"
+        case .dataCorrupted(let context): context.debugDescription
+        case .typeMismatch(_, let context), .valueNotFound(_, let context):
+            "\(context.codingPath.map(\.stringValue).joined(separator: ".")) has the wrong type"
+        default: "it has the wrong shape"
+        }
     }
 
     static let devices = Command(spec: CommandSpec(

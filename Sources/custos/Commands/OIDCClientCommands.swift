@@ -10,7 +10,7 @@ enum OIDCClientCommands {
     static let name = Option<String?>.text("name", "NAME", help: "the client's name, shown to users").required()
     static let type = Option<String>.text("type", "TYPE", default: "public", help: "public (an app: PKCE, no secret) or confidential (a server)")
     static let redirectURI = Option<String?>.text("redirect-uri", "URI", help: "a redirect URI, compared exactly (repeat for several)").required()
-    static let scope = Option<String?>.text("scope", "SCOPE", help: "a scope the client may ask for (repeat; default openid offline_access)")
+    static let scope = Option<String?>.text("scope", "SCOPE", help: "a scope the client may ask for (repeat; default all: openid offline_access profile email phone address)")
     static let encryptionJWK = Option<String?>.text("encryption-jwk", "JWK", help: "public EC P-256 JWK (JSON, or @FILE) to encrypt ID tokens to")
     static let assertionJWK = Option<String?>.text("assertion-jwk", "JWK", help: "public EC P-256 JWK (JSON, or @FILE) for private_key_jwt")
     static let idTokenAlg = Option<String?>.text("id-token-alg", "ALG", help: "how its ID tokens are signed: ES256 (default) or RS256")

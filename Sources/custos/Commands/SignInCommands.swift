@@ -15,6 +15,8 @@ enum SignInCommands {
     static let clientID = Option<String?>.text("client-id", "CLIENT", help: "the OpenID client (oc_…)")
     static let redirectURI = Option<String?>.text("redirect-uri", "URI", help: "the client's registered redirect URI")
     static let encrypted = Flag("encrypted", help: "encrypt the ID token to the client's registered key")
+    static let scope = Option<String>.text("scope", "SCOPES", default: "openid offline_access",
+                                           help: "the scopes asked for, space-separated (profile, email, phone, address release the user's claims)")
     static let authorizationURL = Option<String?>.text("authorization-url", "URL",
                                                        help: "approve this authorization request (the relying party's /oauth2/authorize URL) instead")
     static let yes = Flag("yes", help: "approve without asking (this terminal is the device's local authentication)")
@@ -22,7 +24,7 @@ enum SignInCommands {
 
     static let signIn = Command(spec: CommandSpec(
         path: "signin", summary: "Sign in to an OpenID client with this device's key (without --bound: registering it first if need be).",
-        options: [bound.spec, clientID.spec, redirectURI.spec, encrypted.spec, authorizationURL.spec, yes.spec, timeout.spec, user.spec,
+        options: [bound.spec, clientID.spec, redirectURI.spec, scope.spec, encrypted.spec, authorizationURL.spec, yes.spec, timeout.spec, user.spec,
                   name.spec, ClientOptions.passwordStdin.spec, ClientOptions.profile.spec, ClientOptions.profileServer.spec, ClientOptions.json.spec],
         example: "custos signin --bound --client-id oc_… --redirect-uri com.example.app:/callback"),
         validate: { arguments in
@@ -32,8 +34,8 @@ enum SignInCommands {
                 guard arguments[clientID] != nil, arguments[redirectURI] != nil else {
                     throw UsageError("--client-id and --redirect-uri are required (or --authorization-url)")
                 }
-            } else if arguments[clientID] != nil || arguments[redirectURI] != nil || arguments[encrypted] {
-                throw UsageError("--authorization-url carries the request: give no --client-id, --redirect-uri or --encrypted")
+            } else if arguments[clientID] != nil || arguments[redirectURI] != nil || arguments[encrypted] || arguments.value(scope.spec.name) != nil {
+                throw UsageError("--authorization-url carries the request: give no --client-id, --redirect-uri, --scope or --encrypted")
             }
         }
     ) { arguments in
@@ -46,7 +48,8 @@ enum SignInCommands {
             } else {
                 guard let redirect = arguments[redirectURI] else { throw UsageError("--redirect-uri is required (or --authorization-url)") }
                 let request = BoundUserAuthenticationRequest(redirectURI: redirect, encrypted: arguments[encrypted],
-                                                             timeout: TimeInterval(arguments[timeout]), clientID: arguments[clientID])
+                                                             timeout: TimeInterval(arguments[timeout]), scope: arguments[scope],
+                                                             clientID: arguments[clientID])
                 let response: AuthorizationResponse
                 if arguments[bound] {
                     response = try await client.authenticateBoundUser(request)

@@ -26,6 +26,23 @@ class IdentityFlows:
         shown = self.text("#admin-activation-code")
         self.check(re.fullmatch(r"\S{8,}", shown.strip()), "an activation code shown", shown)
         self.find(f'#admin-user-table tr[data-user="{user}"]')
+        # The user's OpenID claims, edited on the screen and read back through the API.
+        self.click(f'#admin-user-table tr[data-user="{user}"] button.claims')
+        self.type("#admin-claim-name", "Web Tester")
+        self.type("#admin-claim-email", f"{user}@example.com")
+        self.click("#admin-claim-email_verified")
+        self.click("#admin-claims-save")
+        WebDriverWait(self.driver, 30).until(lambda driver: "Claims of" in driver.find_element(By.ID, "admin-status").text)
+        stored = requests.get(f"{self.base}/v1/users/{user}/claims", headers={"Authorization": f"Bearer {self.admin_key}"}, timeout=10).json()
+        self.check({k: stored.get(k) for k in ["name", "email", "email_verified"]} == {"name": "Web Tester", "email": f"{user}@example.com", "email_verified": True}
+                   and isinstance(stored.get("updated_at"), int), "the claims saved from the admin screen", stored)
+        # A value the server refuses is shown with its code, and nothing changes.
+        self.type("#admin-claim-phone_number", "0612")
+        self.click("#admin-claims-save")
+        refused = self.find('#admin-claims-error [data-error-code="invalid_field"]').text
+        self.check("phone_number" in refused, "the refused claim named on the screen", refused)
+        again = requests.get(f"{self.base}/v1/users/{user}/claims", headers={"Authorization": f"Bearer {self.admin_key}"}, timeout=10).json()
+        self.check(again == stored, "a refused save changes nothing", again)
         # The key lives in the page's memory only: a reload forgets it.
         self.driver.refresh()
         self.find("#admin-key")

@@ -12,8 +12,9 @@ class SignInFlows:
     """Flows of `Suite` (browser_lib.driver), mixed into the suite browser_flows.py runs."""
 
     def oidc_client(self, name="Example Shop"):
+        """A public client that may ask for openid and email (not profile)."""
         answer = requests.post(self.base + "/v1/admin/oidc/clients", headers={"Authorization": f"Bearer {self.admin_key}"}, timeout=10,
-                               json={"name": name, "client_type": "public", "redirect_uris": [self.base + "/callback"]})
+                               json={"name": name, "client_type": "public", "redirect_uris": [self.base + "/callback"], "scopes": ["openid", "email"]})
         self.check(answer.status_code == 201, "the OIDC client created (201)", f"{answer.status_code} {answer.text}")
         return answer.json()["client_id"]
 
@@ -25,7 +26,7 @@ class SignInFlows:
         from joserfc.jwk import KeySet
 
         client_id = self.oidc_client()
-        # A stack's default scopes: what the client may not have is left out, and not listed to the user.
+        # A stack's default scopes: what the client may not have (profile) is left out, and not listed to the user.
         session = OAuth2Session(client_id, redirect_uri=self.base + "/callback", scope="openid profile email", code_challenge_method="S256")
         verifier = secrets.token_urlsafe(48)
         nonce = secrets.token_urlsafe(16)
@@ -39,7 +40,7 @@ class SignInFlows:
         self.driver.get(url)
         self.find("#consent")
         shared = [item.text for item in self.find("#consent").find_elements("css selector", "li")]
-        self.check(shared == ["your user id"], "the consent to list only the scope granted (openid)", shared)
+        self.check(shared == ["your user id", "your email address"], "the consent to list only the scopes granted (openid email)", shared)
         title = self.text("#screen-title")
         self.check("Example Shop" in title, "the client's name in the title", title)
         self.click(choice)
@@ -49,7 +50,7 @@ class SignInFlows:
         self.check(query.get("state") == state and query.get("iss") == self.base, f"the callback with state {state} and iss {self.base}",
                    query)
         token = session.fetch_token(self.base + "/oauth2/token", authorization_response=callback, code_verifier=verifier)
-        self.check(token.get("scope") == "openid", "the token answer to name the scope granted (openid)", token.get("scope"))
+        self.check(token.get("scope") == "openid email", "the token answer to name the scopes granted (openid email)", token.get("scope"))
         keys = KeySet.import_key_set(requests.get(self.base + "/.well-known/jwks.json", timeout=10).json())
         claims = jwt.decode(token["id_token"], keys).claims
         self.check(claims["sub"] == self.user and claims["aud"] in (client_id, [client_id]) and claims["nonce"] == nonce,
