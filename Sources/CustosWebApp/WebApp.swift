@@ -93,12 +93,21 @@ public struct WebApp: Sendable {
     }
 
     /// The sign-in page of the authorization endpoint, with the client's name and the issuer.
-    public func authorizePage(clientName: String, issuer: String, scope: String) -> Response? {
+    /// `loginHint`: the user the request is for (its `login_hint`, or the subject of its
+    /// `id_token_hint`), whose accounts alone the page offers; empty: any.
+    public func authorizePage(clientName: String, issuer: String, scope: String, loginHint: String? = nil) -> Response? {
         guard let page = assets["authorize.html"] else { return nil }
-        let html = String(decoding: page.body, as: UTF8.self)
-            .replacingOccurrences(of: "{{client_name}}", with: HTMLText.escape(clientName))
-            .replacingOccurrences(of: "{{issuer}}", with: HTMLText.escape(issuer))
-            .replacingOccurrences(of: "{{scope}}", with: HTMLText.escape(scope))
+        // One pass over the template, so a value that holds a placeholder's text stays text.
+        let values = ["client_name": clientName, "issuer": issuer, "scope": scope, "login_hint": loginHint ?? ""]
+        var html = ""
+        var rest = Substring(String(decoding: page.body, as: UTF8.self))
+        while let open = rest.range(of: "{{"), let close = rest[open.upperBound...].range(of: "}}") {
+            html += rest[..<open.lowerBound]
+            let name = String(rest[open.upperBound..<close.lowerBound])
+            html += values[name].map(HTMLText.escape) ?? String(rest[open.lowerBound..<close.upperBound])
+            rest = rest[close.upperBound...]
+        }
+        html += rest
         var response = Response.text(html, contentType: page.contentType)
         response.headers.set("Cache-Control", "no-store")
         Self.secure(&response)

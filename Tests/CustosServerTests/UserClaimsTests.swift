@@ -91,6 +91,17 @@ import FoundationNetworking
             (#"{"address":{"country":"GB","city":"Oxford"}}"#, "invalid_field", "address.city"),
             (#"{"given_name":"\#(String(repeating: "a", count: 256))"}"#, "invalid_field", "given_name"),
             (#"["alice@example.com"]"#, "wrong_type", "(root)"),
+            // A line break after a value that is otherwise good, and what hides or reorders text.
+            (#"{"phone_number":"+33612345678\n"}"#, "invalid_field", "phone_number"),
+            (#"{"locale":"fr-CA\r\n"}"#, "invalid_field", "locale"),
+            (#"{"zoneinfo":"Europe/Paris\u2028"}"#, "invalid_field", "zoneinfo"),
+            (#"{"name":"Alice\u2028Admin"}"#, "invalid_field", "name"),
+            (#"{"email":"alice@example.com\u202E"}"#, "invalid_field", "email"),
+            (#"{"email":"ali\u200Bce@example.com"}"#, "invalid_field", "email"),
+            (#"{"nickname":"al\uFEFFice"}"#, "invalid_field", "nickname"),
+            (#"{"birthdate":"2001-02-29"}"#, "invalid_field", "birthdate"),
+            (#"{"birthdate":"0000"}"#, "invalid_field", "birthdate"),
+            (#"{"website":"https://bank.example@evil.example/"}"#, "invalid_field", "website"),
         ]
         for (body, code, field) in refused {
             let (status, answer) = try await Self.send(live, "PUT", "/v1/users/\(userID)/claims", body: Data(body.utf8), bearer: live.relyingPartySecret)
@@ -101,10 +112,35 @@ import FoundationNetworking
         var kept = Self.alice
         kept.updatedAt = try await owner.userClaims(userID).updatedAt
         #expect(try await owner.userClaims(userID) == kept)
-        // A multi-line street address and an address of empty parts (dropped) are taken.
+        // Names written with the joiners of Persian and emoji, a leap day, a withheld year and a
+        // long language tag are taken; so are a multi-line street address and an address of
+        // empty parts (dropped).
+        let written = UserClaims(name: "\u{0645}\u{06CC}\u{200C}\u{0631}\u{0648}\u{062F}", nickname: "👩\u{200D}💻",
+                                 birthdate: "0000-02-29", locale: "zh-Hant-TW-x-private")
+        #expect(try await owner.setUserClaims(userID, written).nickname == "👩\u{200D}💻")
+        #expect(try await owner.setUserClaims(userID, UserClaims(birthdate: "2000-02-29")).birthdate == "2000-02-29")
         let multiLine = try await owner.setUserClaims(userID, UserClaims(address: UserClaims.Address(streetAddress: "1 High St\nFlat 2")))
         #expect(multiLine.address?.streetAddress == "1 High St\nFlat 2")
         #expect(try await owner.setUserClaims(userID, UserClaims(address: UserClaims.Address())).address == nil)
+    }
+
+    /// Any relying party may ask any user to approve by CIBA: its token, even with the claim
+    /// scopes and the user's approval, reads `sub` alone.
+    @Test(arguments: StoreKind.available)
+    func aCIBATokenReadsNoClaims(kind: StoreKind) async throws {
+        let fixture = try await StepUpFixture.make(kind)
+        defer { fixture.live.stop() }
+        _ = try await fixture.live.admin(scope: .admin).setUserClaims(fixture.userID, Self.alice)
+        let flows = CIBAFlowTests()
+        let other = try flows.client(fixture)
+        let authReqID = try await other.start(fixture.userID, extra: ["scope": "openid profile email phone address"])
+        try await flows.answer(fixture, "approve")
+        let (status, tokens) = try await other.token(authReqID)
+        #expect(status == 200, "\(tokens)")
+        let (answered, body) = try await Self.send(fixture.live, "GET", "/oauth2/userinfo", body: nil,
+                                                   bearer: try #require(tokens["access_token"] as? String))
+        #expect(answered == 200)
+        #expect(Set((try JSONSerialization.jsonObject(with: body) as? [String: Any] ?? [:]).keys) == ["sub"], "\(String(decoding: body, as: UTF8.self))")
     }
 
     /// UserInfo releases only the claims of the scopes the grant holds, read when asked (a

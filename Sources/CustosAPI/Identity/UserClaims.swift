@@ -6,8 +6,9 @@ import Foundation
 /// the body, the stored value and the claims UserInfo adds to `sub`.
 ///
 /// `updated_at` (seconds since 1970, as §5.1 has it) is the server's: the time of the last
-/// change, whatever a request sends. Names the server does not keep are refused, so a
-/// misspelt claim is not silently lost.
+/// change, whatever a request sends. In a request (`WireJSON.requestDecoder`), names the
+/// server does not keep are refused, so a misspelt claim is not silently lost; elsewhere (the
+/// SDK, the store) they are ignored, so a newer server's answer still reads.
 public struct UserClaims: Codable, Equatable, Sendable {
     // profile
     public var name: String?
@@ -121,7 +122,7 @@ public struct UserClaims: Codable, Equatable, Sendable {
         try self.init(flattenedWith: decoder)
     }
 
-    /// The claims of an object that holds other members too (UserInfo's `sub`).
+    /// The claims of an object that may hold other members too (UserInfo's `sub`).
     init(flattenedWith decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func text(_ key: CodingKeys) throws -> String? { try container.decodeIfPresent(String.self, forKey: key) }
@@ -139,8 +140,9 @@ public struct UserClaims: Codable, Equatable, Sendable {
     /// The claim names, as OpenID Connect spells them.
     public static var names: [String] { CodingKeys.allCases.map(\.stringValue) }
 
-    /// A key this type does not have is an error naming that key, not a value dropped.
+    /// In a request, a key this type does not have is an error naming that key, not a value dropped.
     static func refuseUnknownKeys<Known: CodingKey & CaseIterable>(_ decoder: any Decoder, known: Known.Type) throws {
+        guard decoder.userInfo[WireJSON.refusesUnknownNames] as? Bool == true else { return }
         let names = Set(Known.allCases.map(\.stringValue))
         let container = try decoder.container(keyedBy: NamedKey.self)
         if let unknown = container.allKeys.first(where: { !names.contains($0.stringValue) }) {

@@ -126,6 +126,10 @@ public struct DeviceSignInRequest: Codable, Equatable, Sendable {
     public var prompt: String?
     public var maxAge: Int?
     public var acrValues: String?
+    /// The user the client asks to sign in; a device of another user is refused.
+    public var loginHint: String?
+    /// An ID token this server issued to the client, whose `sub` is the user asked for.
+    public var idTokenHint: String?
     /// Encrypt the ID token to the client's registered key.
     public var encrypted: Bool?
 
@@ -139,11 +143,16 @@ public struct DeviceSignInRequest: Codable, Equatable, Sendable {
         case codeChallengeMethod = "code_challenge_method"
         case maxAge = "max_age"
         case acrValues = "acr_values"
+        case loginHint = "login_hint"
+        case idTokenHint = "id_token_hint"
     }
 
     public init(deviceID: String, clientID: String, redirectURI: String, responseType: String = "code", scope: String = "openid",
                 state: String? = nil, nonce: String? = nil, codeChallenge: String? = nil, codeChallengeMethod: String? = nil,
-                prompt: String? = nil, maxAge: Int? = nil, acrValues: String? = nil, encrypted: Bool? = nil) {
+                prompt: String? = nil, maxAge: Int? = nil, acrValues: String? = nil, encrypted: Bool? = nil,
+                loginHint: String? = nil, idTokenHint: String? = nil) {
+        self.loginHint = loginHint
+        self.idTokenHint = idTokenHint
         self.deviceID = deviceID
         self.clientID = clientID
         self.redirectURI = redirectURI
@@ -170,6 +179,8 @@ public struct DeviceSignInRequest: Codable, Equatable, Sendable {
         parameters["max_age"] = maxAge.map(String.init)
         parameters["acr_values"] = acrValues
         parameters["encrypted"] = encrypted.map { $0 ? "true" : "false" }
+        parameters["login_hint"] = loginHint
+        parameters["id_token_hint"] = idTokenHint
         return parameters
     }
 }
@@ -270,8 +281,7 @@ public struct UserInfoResponse: Codable, Equatable, Sendable {
 
     public init(from decoder: any Decoder) throws {
         sub = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .sub)
-        // The claims share the object with sub; UserClaims refuses names it does not keep, so
-        // it reads a copy without sub.
+        // The claims share the object with sub (and whatever else a provider adds).
         claims = try UserClaims(flattenedWith: decoder)
     }
 

@@ -16,13 +16,14 @@ extension UserClaims {
         for (field, value) in [("profile", profile), ("picture", picture), ("website", website)] {
             try Self.checkURL(value, field: field)
         }
-        try Self.check(birthdate, field: "birthdate", #"^([0-9]{4}|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01]))$"#,
+        try Self.check(birthdate, field: "birthdate", #"[0-9]{4}|[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"#,
                        "must be YYYY-MM-DD, YYYY or 0000-MM-DD")
-        try Self.check(zoneinfo, field: "zoneinfo", #"^[A-Za-z][A-Za-z0-9_+-]{0,31}(/[A-Za-z0-9_+-]{1,32}){0,3}$"#,
+        try Self.checkCalendarDate(birthdate)
+        try Self.check(zoneinfo, field: "zoneinfo", #"[A-Za-z][A-Za-z0-9_+-]{0,31}(/[A-Za-z0-9_+-]{1,32}){0,3}"#,
                        "must be an IANA time zone such as Europe/Paris")
-        try Self.check(locale, field: "locale", #"^[A-Za-z]{2,8}([-_][A-Za-z0-9]{1,8}){0,4}$"#, "must be a BCP 47 language tag such as fr-CA")
+        try Self.check(locale, field: "locale", #"[A-Za-z]{1,8}([-_][A-Za-z0-9]{1,8}){0,7}"#, "must be a BCP 47 language tag such as fr-CA")
         try Self.checkEmail(email)
-        try Self.check(phoneNumber, field: "phone_number", #"^\+[1-9][0-9]{6,14}(;ext=[0-9]{1,10})?$"#,
+        try Self.check(phoneNumber, field: "phone_number", #"\+[1-9][0-9]{6,14}(;ext=[0-9]{1,10})?"#,
                        "must be E.164 (+ and 7 to 15 digits), such as +33612345678, optionally ;ext=123")
         if emailVerified != nil, email == nil {
             throw IdentityError.invalidInput(field: "email_verified", reason: "states nothing without email")
@@ -81,33 +82,63 @@ extension UserClaims {
         return released
     }
 
-    /// Printable text of 1 to `limit` characters and at most 4 × `limit` bytes; no control or
-    /// format character (a bidirectional override could disguise a name) but the zero-width
-    /// joiner, and line breaks only where the claim is multi-line (an address).
+    /// Printable text of 1 to `limit` characters and at most 4 × `limit` bytes: no control
+    /// character, no character that hides or reorders text (`disguises`), and line breaks (CR,
+    /// LF) only where the claim is multi-line (an address). The joiners of Persian, Indic and
+    /// emoji writing stay.
     private static func checkText(_ value: String?, field: String, limit: Int, lines: Bool = false) throws {
         guard let value else { return }
         let control = value.unicodeScalars.contains { scalar in
-            scalar.properties.generalCategory == .control && !(lines && (scalar == "\n" || scalar == "\r"))
-                || scalar.properties.generalCategory == .format && scalar.value != 0x200D
+            if lines, scalar == "\n" || scalar == "\r" { return false }
+            switch scalar.properties.generalCategory {
+            case .control, .lineSeparator, .paragraphSeparator: return true
+            default: return disguises(scalar)
+            }
         }
         guard !value.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, value.count <= limit, value.utf8.count <= 4 * limit, !control else {
             throw IdentityError.invalidInput(field: field, reason: "must be 1-\(limit) printable characters")
         }
     }
 
+    /// Bidirectional controls and marks (U+061C, U+200E–F, U+202A–E, U+2066–9), which can
+    /// make a name read as another, and invisible characters (U+200B, U+2060–4, U+FEFF, U+180E).
+    static func disguises(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF: true
+        default: false
+        }
+    }
+
+    /// `pattern` matched against the whole value: `pattern` has no anchors, `\A` and `\z` are
+    /// added (`$` would also match before a final line break).
     private static func check(_ value: String?, field: String, _ pattern: String, _ reason: String) throws {
         guard let value else { return }
-        guard value.range(of: pattern, options: .regularExpression) != nil else {
+        guard value.range(of: #"\A(?:"# + pattern + #")\z"#, options: .regularExpression) != nil else {
             throw IdentityError.invalidInput(field: field, reason: reason)
         }
     }
 
-    /// An absolute http or https URL of at most 2,048 bytes.
+    /// A birthdate's year other than 0000 (the year withheld), and a day its month has.
+    private static func checkCalendarDate(_ value: String?) throws {
+        guard let value else { return }
+        let parts = value.split(separator: "-").compactMap { Int($0) }
+        let valid: Bool
+        if parts.count == 3 {
+            let (year, month, day) = (parts[0], parts[1], parts[2])
+            let leap = year == 0 || (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))
+            valid = day <= [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        } else {
+            valid = parts.first != 0
+        }
+        guard valid else { throw IdentityError.invalidInput(field: "birthdate", reason: "is not a day of the calendar (or a year other than 0000)") }
+    }
+
+    /// An absolute http or https URL of at most 2,048 bytes, without credentials.
     private static func checkURL(_ value: String?, field: String) throws {
         guard let value else { return }
         guard value.utf8.count <= 2048, let url = URLComponents(string: value), ["http", "https"].contains(url.scheme?.lowercased()),
-              let host = url.host, !host.isEmpty else {
-            throw IdentityError.invalidInput(field: field, reason: "must be an absolute http or https URL of at most 2048 bytes")
+              let host = url.host, !host.isEmpty, url.user == nil, url.password == nil else {
+            throw IdentityError.invalidInput(field: field, reason: "must be an absolute http or https URL of at most 2048 bytes, without credentials")
         }
     }
 
@@ -116,7 +147,10 @@ extension UserClaims {
     private static func checkEmail(_ value: String?) throws {
         guard let value else { return }
         let parts = value.split(separator: "@", omittingEmptySubsequences: false)
-        let clean = !value.unicodeScalars.contains { $0.properties.isWhitespace || $0.properties.generalCategory == .control }
+        // No space, control, separator or format character: none belongs in an address.
+        let clean = !value.unicodeScalars.contains {
+            $0.properties.isWhitespace || [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory)
+        }
         guard clean, value.utf8.count <= 254, parts.count == 2, (1...64).contains(parts[0].utf8.count),
               parts[1].contains("."), !parts[1].hasPrefix("."), !parts[1].hasSuffix("."), !parts[1].contains("..") else {
             throw IdentityError.invalidInput(field: "email", reason: "must be an address such as alice@example.com (at most 254 bytes)")

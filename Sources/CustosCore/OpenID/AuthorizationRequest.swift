@@ -15,10 +15,13 @@ public struct AuthorizationRequest: Equatable, Sendable {
     public var acrValues: [String]
     /// The ID token is to be encrypted to the client's registered key.
     public var encryptIDToken: Bool
+    /// The user the client asks to sign in (`login_hint`, or the `sub` of an `id_token_hint`):
+    /// a device of another user is refused, never signed in silently.
+    public var loginHint: String?
 
     public init(clientID: String, redirectURI: String, scope: String, state: String? = nil, nonce: String? = nil,
                 codeChallenge: String? = nil, prompt: [String] = [], maxAge: Int? = nil, acrValues: [String] = [],
-                encryptIDToken: Bool = false) {
+                encryptIDToken: Bool = false, loginHint: String? = nil) {
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.scope = scope
@@ -29,6 +32,7 @@ public struct AuthorizationRequest: Equatable, Sendable {
         self.maxAge = maxAge
         self.acrValues = acrValues
         self.encryptIDToken = encryptIDToken
+        self.loginHint = loginHint
     }
 }
 
@@ -120,8 +124,9 @@ extension AuthorizationRequest {
             throw refuse(.invalidRequest, "this client registered no encryption key, so its ID tokens cannot be encrypted")
         }
         if let nonce = parameters["nonce"], nonce.isEmpty { throw refuse(.invalidRequest, "nonce must not be empty") }
+        if let hint = parameters["login_hint"], hint.isEmpty { throw refuse(.invalidRequest, "login_hint must not be empty") }
         return AuthorizationRequest(clientID: clientID, redirectURI: redirectURI, scope: scopes.joined(separator: " "), state: state,
                                     nonce: parameters["nonce"], codeChallenge: challenge, prompt: prompt, maxAge: maxAge,
-                                    acrValues: acrValues, encryptIDToken: encrypted)
+                                    acrValues: acrValues, encryptIDToken: encrypted, loginHint: parameters["login_hint"])
     }
 }

@@ -204,6 +204,10 @@ extension OIDCService {
         guard scopes.contains("openid") else {
             throw OAuthError(.invalidToken, "the access token lacks the openid scope")
         }
+        // A CIBA token is a relying party's key's, and any key may ask any user to approve: it
+        // reads no claims (the user's own relying party reads them through its API).
+        let isCIBA = token.sid?.hasPrefix(CIBARequest.sessionPrefix) ?? false
+        guard !isCIBA, scopes.contains(where: UserClaims.scopes.contains) else { return (token.sub, UserClaims()) }
         // Read now, so a change the relying party made since the sign-in is what is released.
         let claims = try store.userClaims(id: token.sub) ?? UserClaims()
         return (token.sub, claims.released(to: scopes))

@@ -46,7 +46,47 @@ public final class OIDCService: Sendable {
 
     /// Validates a browser's authorization request (`GET /oauth2/authorize`).
     public func validate(_ parameters: [String: String]) throws -> AuthorizationRequest {
-        try AuthorizationRequest.validate(parameters, client: try client(named: parameters["client_id"]))
+        try validated(parameters, client: try client(named: parameters["client_id"]))
+    }
+
+    /// `AuthorizationRequest.validate`, with an `id_token_hint`'s subject as the request's
+    /// hint: an ID token this server signed for this client (expired ones too, OIDC Core
+    /// §3.1.2.1), which agrees with `login_hint` when both are given.
+    func validated(_ parameters: [String: String], client: OIDCClient?) throws -> AuthorizationRequest {
+        var request = try AuthorizationRequest.validate(parameters, client: client)
+        guard let hint = parameters["id_token_hint"] else { return request }
+        func refuse(_ message: String) -> AuthorizationRequestError {
+            AuthorizationRequestError(OAuthError(.invalidRequest, message), redirectURI: request.redirectURI, state: request.state)
+        }
+        guard hint.split(separator: ".", omittingEmptySubsequences: false).count == 3,
+              let verified = try? signer.verify(hint, now: clock.now()), verified.type == "JWT",
+              let claims = try? JSONDecoder().decode(HintClaims.self, from: verified.payload), claims.iss == policy.issuer,
+              claims.aud.contains(request.clientID), !claims.sub.isEmpty else {
+            throw refuse("id_token_hint is not an ID token this server signed for this client (an encrypted one cannot be read here)")
+        }
+        if let login = request.loginHint, login != claims.sub { throw refuse("login_hint and id_token_hint name different users") }
+        request.loginHint = claims.sub
+        return request
+    }
+
+    /// What an `id_token_hint` is read for: `aud` a string or an array (RFC 7519 §4.1.3).
+    private struct HintClaims: Decodable {
+        let iss: String
+        let sub: String
+        let aud: [String]
+
+        enum CodingKeys: String, CodingKey { case iss, sub, aud }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            iss = try container.decode(String.self, forKey: .iss)
+            sub = try container.decode(String.self, forKey: .sub)
+            if let list = try? container.decode([String].self, forKey: .aud) {
+                aud = list
+            } else {
+                aud = [try container.decode(String.self, forKey: .aud)]
+            }
+        }
     }
 
     /// The first step of a bound device's sign-in: validates the request and answers the
@@ -54,13 +94,18 @@ public final class OIDCService: Sendable {
     /// or a disabled or locked user is `access_denied`.
     public func beginDeviceSignIn(_ parameters: [String: String], deviceID: String) throws -> DeviceSignInChallenge {
         let client = try client(named: parameters["client_id"])
-        let request = try AuthorizationRequest.validate(parameters, client: client)
+        let request = try validated(parameters, client: client)
         if request.prompt.contains("none") {
             throw AuthorizationRequestError(OAuthError(.loginRequired, "a bound device's sign-in prompts the user (prompt=none cannot be met)"),
                                             redirectURI: request.redirectURI, state: request.state)
         }
         let now = clock.now()
         let device = try signInDevice(deviceID, now: now)
+        // The client asked for one user: another's device is refused, not signed in instead.
+        if let hint = request.loginHint, hint != device.userID {
+            throw AuthorizationRequestError(OAuthError(.loginRequired, "the request is for another user (login_hint or id_token_hint): sign in as that user"),
+                                            redirectURI: request.redirectURI, state: request.state)
+        }
         // acr_values asking more than this device's signature proves end here: the sign-in would
         // claim less, and the client asked for more (OpenID Connect Core 3.1.2.6).
         let level = Self.signInLevel(of: device)

@@ -124,7 +124,8 @@ enum OIDCRoutes {
             ]))
         }
         let client = try oidc.client(id: request.clientID)
-        if let page = web?.authorizePage(clientName: client.name, issuer: oidc.policy.issuer, scope: request.scope) { return page }
+        if let page = web?.authorizePage(clientName: client.name, issuer: oidc.policy.issuer, scope: request.scope,
+                                         loginHint: request.loginHint) { return page }
         var response = Response.text(AuthorizePage.html(clientName: client.name), contentType: "text/html; charset=utf-8")
         response.headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
         response.headers.set("X-Content-Type-Options", "nosniff")

@@ -46,8 +46,8 @@ extension Response {
 }
 
 extension Request {
-    /// Decodes a JSON body in the wire conventions.
+    /// Decodes a JSON body in the wire conventions, refusing names a strict type does not know.
     func wire<T: Decodable>(_ type: T.Type) throws -> T {
-        try decodeJSON(type, decoder: WireJSON.decoder())
+        try decodeJSON(type, decoder: WireJSON.requestDecoder())
     }
 }

@@ -322,7 +322,7 @@ async function revokeDevice(device) {
 /** The claims the form edits; the others a user has are kept as they are. */
 const CLAIM_FIELDS = [
   ["name", "Full name", "text"], ["given_name", "Given name", "text"], ["family_name", "Family name", "text"],
-  ["email", "Email", "email"], ["email_verified", "Email verified (by you)", "checkbox"],
+  ["email", "Email", "text"], ["email_verified", "Email verified (by you)", "checkbox"],
   ["phone_number", "Phone number (E.164, such as +33612345678)", "tel"], ["phone_number_verified", "Phone number verified (by you)", "checkbox"],
   ["locale", "Locale (such as fr-CA)", "text"],
 ];
@@ -359,8 +359,9 @@ async function saveClaims(userID, before) {
     const input = document.getElementById(`admin-claim-${name}`);
     delete claims[name];
     if (type === "checkbox") {
-      const vouches = name.replace("_verified", "");
-      if (input.checked || claims[vouches] !== undefined) claims[name] = input.checked;
+      // Checked states it; unchecked states "not verified" only where that was stated before.
+      if (input.checked) claims[name] = true;
+      else if (before[name] !== undefined) claims[name] = false;
     } else if (input.value.trim() !== "") {
       claims[name] = input.value.trim();
     }

@@ -20,7 +20,8 @@ const issuer = document.body.dataset.issuer || location.origin;
 /** The authorization request's parameters, as the device sign-in takes them. */
 function authorizationRequest() {
   const request = {};
-  for (const name of ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "prompt", "acr_values"]) {
+  for (const name of ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "prompt",
+    "acr_values", "login_hint", "id_token_hint"]) {
     if (query.has(name)) request[name] = query.get(name);
   }
   if (query.has("max_age")) request.max_age = Number(query.get("max_age"));
@@ -71,7 +72,10 @@ async function render() {
     h("section", { class: "card", id: "consent" },
       h("p", {}, `${clientName} asks Custos to confirm who you are and to share:`),
       h("ul", {}, scopes.map((scope) => h("li", {}, SCOPES[scope] ?? scope)))));
-  const records = await devices.all();
+  // The request names a user (login_hint, or an id_token_hint's subject, as the server read
+  // it): only that user's accounts are offered.
+  const hint = document.body.dataset.loginHint ?? "";
+  const records = (await devices.all()).filter((record) => !hint || record.userID === hint);
   const buttons = [];
   for (const record of records) {
     buttons.push(choice(`Continue as ${record.userID} with this browser`, { class: "primary wide signin-device", "data-user": record.userID },
@@ -82,7 +86,10 @@ async function render() {
         (button) => signIn(button, errors, passkey.deviceID, (challenge) => passkeyAssertion(challenge, passkey.credentialID))));
     }
   }
-  if (buttons.length === 0) {
+  if (buttons.length === 0 && hint) {
+    main.append(banner("info", ["This sign-in is for the account ", h("strong", {}, hint),
+      ", which this browser is not bound to. Approve it in the app on that account's device, or cancel."], { id: "authorize-other-user" }));
+  } else if (buttons.length === 0) {
     main.append(banner("info", "This browser is not bound to an account. Activate it in the Custos app, or approve the sign-in in the app on your bound device.", { id: "authorize-unbound" }),
       h("p", {}, h("a", { href: "/app/#/activate", target: "_blank", rel: "noopener" }, "Open the Custos app")));
   }

@@ -114,7 +114,7 @@ enum AdminUserCommands {
         return .ok
     }
 
-    static let claimsJSON = Argument("claims", help: #"the claims as one JSON object, such as '{"email":"alice@example.com","email_verified":true}'"#)
+    static let claimsJSON = Argument("claims", help: #"the claims as one JSON object ('{"email":"alice@example.com"}'), @FILE, or - for standard input (kept out of the shell's history)"#)
 
     static let claims = Command(spec: CommandSpec(
         path: "admin user claims", summary: "Show the standard OpenID claims stated about a user.", options: remote, arguments: [user])
@@ -131,9 +131,21 @@ enum AdminUserCommands {
         options: remote, arguments: [user, claimsJSON],
         example: #"custos admin user set-claims alice '{"name":"Alice Liddell","email":"alice@example.com","email_verified":true}'"#)
     ) { arguments in
+        let text = arguments[claimsJSON]
+        let json: Data
+        if text == "-" {
+            json = FileHandle.standardInput.readDataToEndOfFile()
+        } else if text.hasPrefix("@") {
+            guard let contents = FileManager.default.contents(atPath: String(text.dropFirst())) else {
+                throw UsageError("cannot read the claims file \(text.dropFirst())")
+            }
+            json = contents
+        } else {
+            json = Data(text.utf8)
+        }
         let given: UserClaims
         do {
-            given = try JSONDecoder().decode(UserClaims.self, from: Data(arguments[claimsJSON].utf8))
+            given = try WireJSON.requestDecoder().decode(UserClaims.self, from: json)
         } catch let error as DecodingError {
             throw UsageError("the claims must be one JSON object of standard claims: \(explain(error))")
         }

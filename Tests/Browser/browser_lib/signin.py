@@ -37,7 +37,12 @@ class SignInFlows:
                    f"{page.status_code}, Cache-Control {page.headers.get('Cache-Control')}")
         self.check_page_headers("/oauth2/authorize", page)
         self.check('data-client-name="Example Shop"' in page.text, "the page to name the client Example Shop", page.text)
-        self.driver.get(url)
+        # A request for another user offers none of this browser's accounts; one for this user offers them.
+        self.driver.get(url + "&login_hint=someone-else")
+        other = self.text("#authorize-other-user")
+        self.check("someone-else" in other and not self.driver.find_elements("css selector", "#authorize-choices button"),
+                   "a request for another user offers no account of this browser", other)
+        self.driver.get(url + "&login_hint=" + urllib.parse.quote(self.user))
         self.find("#consent")
         shared = [item.text for item in self.find("#consent").find_elements("css selector", "li")]
         self.check(shared == ["your user id", "your email address"], "the consent to list only the scopes granted (openid email)", shared)
