@@ -18,6 +18,7 @@ import FoundationNetworking
     struct Tokens {
         let access: String
         let refresh: String
+        let id: String
     }
 
     /// A bound-device sign-in of `device` at `node`, exchanged for tokens with a refresh token.
@@ -30,7 +31,8 @@ import FoundationNetworking
             "client_id": device.clientID, "code_verifier": RawDevice.verifier,
         ])
         #expect(status == 200, "\(body)")
-        return Tokens(access: try #require(body["access_token"] as? String), refresh: try #require(body["refresh_token"] as? String))
+        return Tokens(access: try #require(body["access_token"] as? String), refresh: try #require(body["refresh_token"] as? String),
+                      id: try #require(body["id_token"] as? String))
     }
 
     static func form(_ node: LiveServer, _ path: String, _ fields: [String: String]) async throws -> (Int, [String: Any]) {
@@ -118,7 +120,8 @@ import FoundationNetworking
         // Before: the refresh token rotates, the access token reads userinfo, the session works.
         let (status, body) = try await Self.refresh(live, device, tokens.refresh)
         #expect(status == 200, "\(body)")
-        tokens = Tokens(access: try #require(body["access_token"] as? String), refresh: try #require(body["refresh_token"] as? String))
+        tokens = Tokens(access: try #require(body["access_token"] as? String), refresh: try #require(body["refresh_token"] as? String),
+                        id: body["id_token"] as? String ?? tokens.id)
         #expect(try await Self.userInfoStatus(live, tokens.access) == 200)
         #expect(try await Self.sessionStatus(live, secondSession) == 200)
 

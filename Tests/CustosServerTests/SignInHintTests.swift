@@ -29,15 +29,7 @@ import FoundationNetworking
 
     /// An ID token the server issued to `device`'s client for its user.
     func idToken(_ device: RawDevice, at live: LiveServer) async throws -> String {
-        let challenge = try await device.begin()
-        let code: AuthorizationCodeResponse = try await device.api.post(
-            "/v1/oidc/device-sign-in/\(challenge.authorizationID)/assertion", try device.assertion(challenge))
-        let (status, body) = try await RevocationTests.form(live, "/oauth2/token", [
-            "grant_type": "authorization_code", "code": code.code, "redirect_uri": SignInFixture.redirect,
-            "client_id": device.clientID, "code_verifier": RawDevice.verifier,
-        ])
-        #expect(status == 200)
-        return try #require(body["id_token"] as? String)
+        try await RevocationTests.signIn(device, at: live).id
     }
 
     @Test(arguments: StoreKind.available)
