@@ -47,4 +47,29 @@ import FoundationNetworking
         let stray = try await post(live, unknown)
         #expect(stray.status == 400 && stray.raw.isEmpty)
     }
+
+    /// acr_values no sign-in here can meet (a server biometric, a level unknown here) are
+    /// answered at once at the redirect URI, by GET and POST alike; one a device meets is served.
+    @Test func acrValuesNoSignInMeetsAreAnsweredAtTheRedirectURI() async throws {
+        let live = try LiveServer.make(.sqlite)
+        defer { live.stop() }
+        let client = try await live.admin(scope: .admin).createOIDCClient(CreateOIDCClientRequest(
+            name: "Bank web", clientType: "confidential", redirectURIs: [Self.redirect])).clientID
+        let fields = ["client_id": client, "redirect_uri": Self.redirect, "response_type": "code", "scope": "openid", "state": "s"]
+        for acr in ["urn:custos:acr:4", "urn:mace:incommon:iap:silver", "urn:custos:acr:4 urn:custos:acr:9"] {
+            var components = try #require(URLComponents(url: live.baseURL.appendingPathComponent("/oauth2/authorize"), resolvingAgainstBaseURL: false))
+            components.queryItems = fields.merging(["acr_values": acr]) { $1 }.map { URLQueryItem(name: $0.key, value: $0.value) }
+            let (_, response) = try await live.exchange.exchange(URLRequest(url: try #require(components.url)))
+            let location = URLComponents(string: response.value(forHTTPHeaderField: "Location") ?? "")
+            let query = Dictionary((location?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
+            #expect(response.statusCode == 302 && query["error"] == "unmet_authentication_requirements" && query["state"] == "s"
+                    && query["iss"] == live.oidc.policy.issuer, "\(acr): \(location?.string ?? "")")
+            let posted = try await post(live, fields.merging(["acr_values": acr]) { $1 })
+            #expect(posted.status == 302 && posted.location["error"] == "unmet_authentication_requirements")
+        }
+        var components = try #require(URLComponents(url: live.baseURL.appendingPathComponent("/oauth2/authorize"), resolvingAgainstBaseURL: false))
+        components.queryItems = fields.merging(["acr_values": "urn:custos:acr:4 urn:custos:acr:3"]) { $1 }.map { URLQueryItem(name: $0.key, value: $0.value) }
+        let (_, served) = try await live.exchange.exchange(URLRequest(url: try #require(components.url)))
+        #expect(served.statusCode == 200)
+    }
 }

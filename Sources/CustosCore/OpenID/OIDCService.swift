@@ -38,6 +38,9 @@ public final class OIDCService: Sendable {
     public static func signInLevel(of device: Device) -> AuthLevel {
         device.boundBy.isConfirmed ? .deviceSignature : .password
     }
+
+    /// The most a sign-in here proves (`signInLevel` of a confirmed device).
+    static let strongestSignIn = AuthLevel.deviceSignature
     /// `openid`, `offline_access` (a refresh token), and the scopes that release the user's
     /// claims from UserInfo (`UserClaims.scopes`).
     public static let supportedScopes = ["openid", "offline_access"] + UserClaims.scopes
@@ -54,6 +57,14 @@ public final class OIDCService: Sendable {
     /// §3.1.2.1), which agrees with `login_hint` when both are given.
     func validated(_ parameters: [String: String], client: OIDCClient?) throws -> AuthorizationRequest {
         var request = try AuthorizationRequest.validate(parameters, client: client)
+        // acr_values that no device's sign-in meets are answered now, at the redirect URI, not
+        // left to a device that can only refuse them (OpenID Connect Core §3.1.2.6).
+        if !request.acrValues.isEmpty, !request.acrValues.contains(where: Assurance.of(Self.strongestSignIn).meets(acr:)) {
+            throw AuthorizationRequestError(
+                OAuthError(.unmetAuthenticationRequirements,
+                           "a sign-in here proves at most \(Self.strongestSignIn.acr); acr_values asks for \(request.acrValues.joined(separator: " "))"),
+                redirectURI: request.redirectURI, state: request.state)
+        }
         guard let hint = parameters["id_token_hint"] else { return request }
         func refuse(_ message: String) -> AuthorizationRequestError {
             AuthorizationRequestError(OAuthError(.invalidRequest, message), redirectURI: request.redirectURI, state: request.state)

@@ -14,6 +14,8 @@ const SCOPES = {
 };
 
 const query = new URLSearchParams(location.search);
+/** The device's refusals that are the request's answer (OIDC Core 3.1.2.6), not the page's. */
+const RETURNED = new Set(["unmet_authentication_requirements", "login_required"]);
 const clientName = document.body.dataset.clientName || query.get("client_id");
 const issuer = document.body.dataset.issuer || location.origin;
 
@@ -29,11 +31,11 @@ function authorizationRequest() {
   return request;
 }
 
-/** Back to the app: with the code, or with access_denied when the user cancels. */
-function cancel() {
+/** Back to the app with an error: access_denied when the user cancels. */
+function cancel(error = "access_denied", description = "the user cancelled the sign-in") {
   const target = new URL(query.get("redirect_uri"));
-  target.searchParams.set("error", "access_denied");
-  target.searchParams.set("error_description", "the user cancelled the sign-in");
+  target.searchParams.set("error", error);
+  target.searchParams.set("error_description", description);
   if (query.has("state")) target.searchParams.set("state", query.get("state"));
   target.searchParams.set("iss", issuer);
   location.assign(target.toString());
@@ -50,6 +52,11 @@ async function signIn(button, errors, deviceID, assert) {
     errors.replaceChildren(banner("ok", `Signed in. Returning to ${clientName}…`, { id: "authorize-done" }));
     location.assign(answer.location);
   } catch (error) {
+    // What no other choice here can change goes back to the app, as the server would send it.
+    if (RETURNED.has(error?.code) && document.querySelectorAll("#authorize-choices button").length === 1) {
+      cancel(error.code, error.message);
+      return;
+    }
     showError(errors, error);
     for (const other of document.querySelectorAll("button")) other.disabled = false;
     button.textContent = button.dataset.label;
@@ -94,7 +101,7 @@ async function render() {
       h("p", {}, h("a", { href: "/app/#/activate", target: "_blank", rel: "noopener" }, "Open the Custos app")));
   }
   main.append(h("div", { class: "stack", id: "authorize-choices" }, buttons), errors,
-    h("button", { type: "button", class: "secondary wide", id: "authorize-cancel", onclick: cancel }, "Cancel"));
+    h("button", { type: "button", class: "secondary wide", id: "authorize-cancel", onclick: () => cancel() }, "Cancel"));
   document.getElementById("screen-title").focus();
 }
 
