@@ -278,6 +278,9 @@ private struct StoredAuthorizationRequest: Codable {
     var maxAge: Int?
     var acrValues: [String]
     var encryptIDToken: Bool
+    var loginHint: String?
+    /// Absent in rows written before form_post: query.
+    var responseMode: String?
 
     enum CodingKeys: String, CodingKey {
         case clientID = "client_id"
@@ -290,6 +293,8 @@ private struct StoredAuthorizationRequest: Codable {
         case maxAge = "max_age"
         case acrValues = "acr_values"
         case encryptIDToken = "encrypt_id_token"
+        case loginHint = "login_hint"
+        case responseMode = "response_mode"
     }
 
     init(_ request: AuthorizationRequest) {
@@ -303,10 +308,13 @@ private struct StoredAuthorizationRequest: Codable {
         maxAge = request.maxAge
         acrValues = request.acrValues
         encryptIDToken = request.encryptIDToken
+        loginHint = request.loginHint
+        responseMode = request.responseMode.rawValue
     }
 
     var request: AuthorizationRequest {
         AuthorizationRequest(clientID: clientID, redirectURI: redirectURI, scope: scope, state: state, nonce: nonce, codeChallenge: codeChallenge,
-                             prompt: prompt, maxAge: maxAge, acrValues: acrValues, encryptIDToken: encryptIDToken)
+                             prompt: prompt, maxAge: maxAge, acrValues: acrValues, encryptIDToken: encryptIDToken, loginHint: loginHint,
+                             responseMode: responseMode.flatMap(AuthorizationRequest.ResponseMode.init(rawValue:)) ?? .query)
     }
 }

@@ -94,8 +94,11 @@ public struct WebApp: Sendable {
 
     /// The sign-in page of the authorization endpoint, with the client's name and the issuer.
     /// `loginHint`: the user the request is for (its `login_hint`, or the subject of its
-    /// `id_token_hint`), whose accounts alone the page offers; empty: any.
-    public func authorizePage(clientName: String, issuer: String, scope: String, loginHint: String? = nil) -> Response? {
+    /// `id_token_hint`), whose accounts alone the page offers; empty: any. `postingTo`: the
+    /// origin the page's answer is posted to (`response_mode=form_post`), which its policy lets
+    /// forms reach besides this server.
+    public func authorizePage(clientName: String, issuer: String, scope: String, loginHint: String? = nil,
+                              postingTo formOrigin: String? = nil) -> Response? {
         guard let page = assets["authorize.html"] else { return nil }
         // One pass over the template, so a value that holds a placeholder's text stays text.
         let values = ["client_name": clientName, "issuer": issuer, "scope": scope, "login_hint": loginHint ?? ""]
@@ -111,6 +114,10 @@ public struct WebApp: Sendable {
         var response = Response.text(html, contentType: page.contentType)
         response.headers.set("Cache-Control", "no-store")
         Self.secure(&response)
+        if let formOrigin {
+            response.headers.set("Content-Security-Policy",
+                                 Self.contentSecurityPolicy.replacingOccurrences(of: "form-action 'self'", with: "form-action 'self' \(formOrigin)"))
+        }
         return response
     }
 

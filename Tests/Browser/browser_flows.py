@@ -51,6 +51,7 @@ class BrowserFlows(PagesFlows, IdentityFlows, BiometricFlows, NotificationsFlows
             ("notification_wrong_number", self.wrong_number_refused), ("notification_selfie", self.notification_with_selfie),
             ("passkey_register_sign_in", self.passkey_register_and_sign_in),
             ("passkey_app_sign_in", self.passkey_app_sign_in), ("oidc_device_sign_in", self.device_sign_in_at_authorization_endpoint),
+            ("oidc_form_post", self.form_post_sign_in),
             ("admin_audit", self.admin_audit), ("canonical_json_golden", self.canonical_json_matches_the_golden_cases),
             ("document_scan_and_review", self.document_scan_and_review), ("hostile_text_stays_text", self.hostile_text_stays_text), ("opt_out", self.opt_out), ("kyc", self.kyc),
             ("devices_listed_and_unbound", self.devices_listed_and_unbound),

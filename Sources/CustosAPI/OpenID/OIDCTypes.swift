@@ -130,6 +130,8 @@ public struct DeviceSignInRequest: Codable, Equatable, Sendable {
     public var loginHint: String?
     /// An ID token this server issued to the client, whose `sub` is the user asked for.
     public var idTokenHint: String?
+    /// `query` (default) or `form_post`: how a browser takes the answer back to the client.
+    public var responseMode: String?
     /// Encrypt the ID token to the client's registered key.
     public var encrypted: Bool?
 
@@ -145,12 +147,14 @@ public struct DeviceSignInRequest: Codable, Equatable, Sendable {
         case acrValues = "acr_values"
         case loginHint = "login_hint"
         case idTokenHint = "id_token_hint"
+        case responseMode = "response_mode"
     }
 
     public init(deviceID: String, clientID: String, redirectURI: String, responseType: String = "code", scope: String = "openid",
                 state: String? = nil, nonce: String? = nil, codeChallenge: String? = nil, codeChallengeMethod: String? = nil,
                 prompt: String? = nil, maxAge: Int? = nil, acrValues: String? = nil, encrypted: Bool? = nil,
-                loginHint: String? = nil, idTokenHint: String? = nil) {
+                loginHint: String? = nil, idTokenHint: String? = nil, responseMode: String? = nil) {
+        self.responseMode = responseMode
         self.loginHint = loginHint
         self.idTokenHint = idTokenHint
         self.deviceID = deviceID
@@ -181,6 +185,7 @@ public struct DeviceSignInRequest: Codable, Equatable, Sendable {
         parameters["encrypted"] = encrypted.map { $0 ? "true" : "false" }
         parameters["login_hint"] = loginHint
         parameters["id_token_hint"] = idTokenHint
+        parameters["response_mode"] = responseMode
         return parameters
     }
 }

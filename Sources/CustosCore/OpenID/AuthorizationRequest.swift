@@ -18,10 +18,18 @@ public struct AuthorizationRequest: Equatable, Sendable {
     /// The user the client asks to sign in (`login_hint`, or the `sub` of an `id_token_hint`):
     /// a device of another user is refused, never signed in silently.
     public var loginHint: String?
+    /// How the answer goes back to the client: in the redirect URI's query, or posted to it
+    /// by the browser as a form (OAuth 2.0 Form Post Response Mode).
+    public var responseMode: ResponseMode
+
+    public enum ResponseMode: String, Sendable {
+        case query
+        case formPost = "form_post"
+    }
 
     public init(clientID: String, redirectURI: String, scope: String, state: String? = nil, nonce: String? = nil,
                 codeChallenge: String? = nil, prompt: [String] = [], maxAge: Int? = nil, acrValues: [String] = [],
-                encryptIDToken: Bool = false, loginHint: String? = nil) {
+                encryptIDToken: Bool = false, loginHint: String? = nil, responseMode: ResponseMode = .query) {
         self.clientID = clientID
         self.redirectURI = redirectURI
         self.scope = scope
@@ -33,6 +41,7 @@ public struct AuthorizationRequest: Equatable, Sendable {
         self.acrValues = acrValues
         self.encryptIDToken = encryptIDToken
         self.loginHint = loginHint
+        self.responseMode = responseMode
     }
 }
 
@@ -44,11 +53,14 @@ public struct AuthorizationRequestError: Error, Equatable, Sendable {
     /// Where the error may be sent, with the request's `state`; nil: answer the user agent itself.
     public let redirectURI: String?
     public let state: String?
+    /// How the error goes to `redirectURI`.
+    public let responseMode: AuthorizationRequest.ResponseMode
 
-    public init(_ error: OAuthError, redirectURI: String? = nil, state: String? = nil) {
+    public init(_ error: OAuthError, redirectURI: String? = nil, state: String? = nil, responseMode: AuthorizationRequest.ResponseMode = .query) {
         self.error = error
         self.redirectURI = redirectURI
         self.state = state
+        self.responseMode = responseMode
     }
 }
 
@@ -78,14 +90,23 @@ extension AuthorizationRequest {
                                                        "redirect_uri is not registered for this client (exact match; any port on 127.0.0.1 and [::1])"))
         }
         let state = parameters["state"]
+        // Read first, so every refusal from here goes back the way the client asked. A form can
+        // be posted only to a web address (an app's own scheme takes the query).
+        let isWebAddress = redirectURI.lowercased().hasPrefix("https://") || redirectURI.lowercased().hasPrefix("http://")
+        let responseMode: ResponseMode = parameters["response_mode"] == "form_post" && isWebAddress ? .formPost : .query
         func refuse(_ code: OAuthError.Code, _ message: String) -> AuthorizationRequestError {
-            AuthorizationRequestError(OAuthError(code, message), redirectURI: redirectURI, state: state)
+            AuthorizationRequestError(OAuthError(code, message), redirectURI: redirectURI, state: state, responseMode: responseMode)
+        }
+        switch parameters["response_mode"] {
+        case nil, "query": break
+        case "form_post" where isWebAddress: break
+        case "form_post": throw refuse(.invalidRequest, "response_mode=form_post needs an http or https redirect_uri")
+        default: throw refuse(.invalidRequest, "response_mode must be query or form_post")
         }
         if parameters["request"] != nil { throw refuse(.requestNotSupported, "request objects are not supported") }
         if parameters["request_uri"] != nil { throw refuse(.requestURINotSupported, "request_uri is not supported") }
         guard let responseType = parameters["response_type"] else { throw refuse(.invalidRequest, "response_type is required") }
         guard responseType == "code" else { throw refuse(.unsupportedResponseType, "only the code flow (response_type=code) is served") }
-        if let mode = parameters["response_mode"], mode != "query" { throw refuse(.invalidRequest, "response_mode must be query") }
         let asked = (parameters["scope"] ?? "").split(separator: " ").map(String.init)
         guard asked.contains("openid") else { throw refuse(.invalidScope, "scope must include openid") }
         // What the client may not have is left out, not refused (OIDC Core §3.1.2.1: scopes not
@@ -127,6 +148,6 @@ extension AuthorizationRequest {
         if let hint = parameters["login_hint"], hint.isEmpty { throw refuse(.invalidRequest, "login_hint must not be empty") }
         return AuthorizationRequest(clientID: clientID, redirectURI: redirectURI, scope: scopes.joined(separator: " "), state: state,
                                     nonce: parameters["nonce"], codeChallenge: challenge, prompt: prompt, maxAge: maxAge,
-                                    acrValues: acrValues, encryptIDToken: encrypted, loginHint: parameters["login_hint"])
+                                    acrValues: acrValues, encryptIDToken: encrypted, loginHint: parameters["login_hint"], responseMode: responseMode)
     }
 }

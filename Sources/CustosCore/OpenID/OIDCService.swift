@@ -63,11 +63,12 @@ public final class OIDCService: Sendable {
             throw AuthorizationRequestError(
                 OAuthError(.unmetAuthenticationRequirements,
                            "a sign-in here proves at most \(Self.strongestSignIn.acr); acr_values asks for \(request.acrValues.joined(separator: " "))"),
-                redirectURI: request.redirectURI, state: request.state)
+                redirectURI: request.redirectURI, state: request.state, responseMode: request.responseMode)
         }
         guard let hint = parameters["id_token_hint"] else { return request }
         func refuse(_ message: String) -> AuthorizationRequestError {
-            AuthorizationRequestError(OAuthError(.invalidRequest, message), redirectURI: request.redirectURI, state: request.state)
+            AuthorizationRequestError(OAuthError(.invalidRequest, message), redirectURI: request.redirectURI, state: request.state,
+                                      responseMode: request.responseMode)
         }
         guard hint.split(separator: ".", omittingEmptySubsequences: false).count == 3,
               let verified = try? signer.verify(hint, now: clock.now()), verified.type == "JWT",

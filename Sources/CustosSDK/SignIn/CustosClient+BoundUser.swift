@@ -48,7 +48,7 @@ extension CustosClient {
                                 scope: query["scope"] ?? "", state: query["state"], nonce: query["nonce"], codeChallenge: query["code_challenge"],
                                 codeChallengeMethod: query["code_challenge_method"], prompt: query["prompt"], maxAge: query["max_age"].flatMap { Int($0) },
                                 acrValues: query["acr_values"], encrypted: query["encrypted"].map { $0 == "true" },
-                                loginHint: query["login_hint"], idTokenHint: query["id_token_hint"]),
+                                loginHint: query["login_hint"], idTokenHint: query["id_token_hint"], responseMode: query["response_mode"]),
             timeout: timeout, showLoader: showLoader)
     }
 

@@ -118,14 +118,15 @@ enum OIDCRoutes {
         }
         if request.prompt.contains("none") {
             // No browser session is kept here: a silent sign-in cannot be met.
-            return redirect(AuthorizationRedirect.location(request.redirectURI, [
+            return AuthorizationAnswer.send(to: request.redirectURI, request.responseMode, [
                 "error": OAuthError.Code.loginRequired.rawValue, "error_description": "sign in on your bound device",
                 "state": request.state, "iss": oidc.policy.issuer,
-            ]))
+            ])
         }
         let client = try oidc.client(id: request.clientID)
+        let formAction = request.responseMode == .formPost ? AuthorizationAnswer.formOrigin(request.redirectURI) : nil
         if let page = web?.authorizePage(clientName: client.name, issuer: oidc.policy.issuer, scope: request.scope,
-                                         loginHint: request.loginHint) { return page }
+                                         loginHint: request.loginHint, postingTo: formAction) { return page }
         var response = Response.text(AuthorizePage.html(clientName: client.name), contentType: "text/html; charset=utf-8")
         response.headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
         response.headers.set("X-Content-Type-Options", "nosniff")
@@ -148,12 +149,12 @@ enum OIDCRoutes {
             (name + value).unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
         }
         guard !control, query.utf8.count <= maximumForwardedQueryBytes else {
-            return redirect(AuthorizationRedirect.location(request.redirectURI, [
+            return AuthorizationAnswer.send(to: request.redirectURI, request.responseMode, [
                 "error": OAuthError.Code.invalidRequest.rawValue,
                 "error_description": control ? "a parameter holds a control character"
                     : "the request is longer than \(maximumForwardedQueryBytes) bytes once sent on as a query",
                 "state": request.state, "iss": oidc.policy.issuer,
-            ]))
+            ])
         }
         var response = Response(status: 303)
         response.headers.set("Location", oidc.policy.issuer + Endpoints.authorize.path + "?" + query)
@@ -176,10 +177,10 @@ enum OIDCRoutes {
             return .valid(try oidc.validate(parameters))
         } catch let refusal as AuthorizationRequestError {
             guard let redirectURI = refusal.redirectURI else { throw refusal.error }
-            return .refused(redirect(AuthorizationRedirect.location(redirectURI, [
+            return .refused(AuthorizationAnswer.send(to: redirectURI, refusal.responseMode, [
                 "error": refusal.error.code.rawValue, "error_description": refusal.error.description, "state": refusal.state,
                 "iss": oidc.policy.issuer,
-            ])))
+            ]))
         }
     }
 
@@ -190,12 +191,6 @@ enum OIDCRoutes {
             throw OIDCError.invalid("assertion", "fields must be base64url (authenticator_data, client_data_json, signature)")
         }
         return WebAuthnAssertion(credentialID: credentialID, authenticatorData: authenticatorData, clientDataJSON: clientData, signature: signature)
-    }
-
-    static func redirect(_ location: String) -> Response {
-        var response = Response(status: 302)
-        response.headers.set("Location", location)
-        return OpenIDRoutes.noStore(response)
     }
 
     static func clientInfo(_ client: OIDCClient) throws -> OIDCClientInfo {

@@ -79,7 +79,7 @@ enum OpenIDRoutes {
         document["revocation_endpoint"] = issuer + Endpoints.revokeToken.path
         document["introspection_endpoint"] = issuer + Endpoints.introspectToken.path
         document["response_types_supported"] = ["code"]
-        document["response_modes_supported"] = ["query"]
+        document["response_modes_supported"] = ["query", "form_post"]
         document["grant_types_supported"] = [OIDCService.authorizationCodeGrant, OIDCService.refreshTokenGrant, cibaGrant]
         document["code_challenge_methods_supported"] = ["S256"]
         document["token_endpoint_auth_methods_supported"] = ["none", "client_secret_basic", "client_secret_post", "private_key_jwt"]

@@ -23,7 +23,7 @@ const issuer = document.body.dataset.issuer || location.origin;
 function authorizationRequest() {
   const request = {};
   for (const name of ["client_id", "redirect_uri", "response_type", "scope", "state", "nonce", "code_challenge", "code_challenge_method", "prompt",
-    "acr_values", "login_hint", "id_token_hint"]) {
+    "acr_values", "login_hint", "id_token_hint", "response_mode"]) {
     if (query.has(name)) request[name] = query.get(name);
   }
   if (query.has("max_age")) request.max_age = Number(query.get("max_age"));
@@ -31,14 +31,28 @@ function authorizationRequest() {
   return request;
 }
 
+/**
+ * Back to the app with `fields`: in the redirect URI's query, or with response_mode=form_post
+ * posted to it as a form (the page's policy lets forms reach that origin).
+ */
+function returnToClient(fields) {
+  const answer = { ...fields, iss: issuer };
+  if (query.has("state")) answer.state = query.get("state");
+  if (query.get("response_mode") === "form_post") {
+    const form = h("form", { method: "post", action: query.get("redirect_uri"), id: "authorize-form-post", hidden: true },
+      Object.entries(answer).map(([name, value]) => h("input", { type: "hidden", name, value })));
+    document.body.append(form);
+    form.submit();
+    return;
+  }
+  const target = new URL(query.get("redirect_uri"));
+  for (const [name, value] of Object.entries(answer)) target.searchParams.set(name, value);
+  location.assign(target.toString());
+}
+
 /** Back to the app with an error: access_denied when the user cancels. */
 function cancel(error = "access_denied", description = "the user cancelled the sign-in") {
-  const target = new URL(query.get("redirect_uri"));
-  target.searchParams.set("error", error);
-  target.searchParams.set("error_description", description);
-  if (query.has("state")) target.searchParams.set("state", query.get("state"));
-  target.searchParams.set("iss", issuer);
-  location.assign(target.toString());
+  returnToClient({ error, error_description: description });
 }
 
 async function signIn(button, errors, deviceID, assert) {
@@ -50,7 +64,8 @@ async function signIn(button, errors, deviceID, assert) {
     const assertion = await assert(challenge);
     const answer = await api(E.completeDeviceSignIn, { params: [challenge.authorization_id], body: assertion });
     errors.replaceChildren(banner("ok", `Signed in. Returning to ${clientName}…`, { id: "authorize-done" }));
-    location.assign(answer.location);
+    if (query.get("response_mode") === "form_post") returnToClient({ code: answer.code });
+    else location.assign(answer.location);
   } catch (error) {
     // What no other choice here can change goes back to the app, as the server would send it.
     if (RETURNED.has(error?.code) && document.querySelectorAll("#authorize-choices button").length === 1) {

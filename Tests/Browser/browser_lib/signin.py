@@ -1,5 +1,7 @@
 """Signing in: passkeys and the authorization endpoint of an OpenID client."""
+import http.server
 import secrets
+import threading
 import urllib.parse
 
 import requests
@@ -86,3 +88,54 @@ class SignInFlows:
     def device_sign_in_at_authorization_endpoint(self):
         self.account(self.video("still"))
         self.sign_in_at_authorization_endpoint(f'#authorize-choices button.signin-device[data-user="{self.user}"]')
+
+    def form_post_sign_in(self):
+        """response_mode=form_post: the browser posts the code to the client's redirect URI (a
+        receiver on a loopback port standing in for the relying party), which authlib exchanges."""
+        from authlib.integrations.requests_client import OAuth2Session
+
+        self.account(self.video("still"))
+        received = []
+
+        class Receiver(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length", "0"))
+                received.append((self.headers.get("Content-Type", ""), urllib.parse.parse_qs(self.rfile.read(length).decode())))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html")
+                self.end_headers()
+                self.wfile.write(b"<!doctype html><title>received</title><p id=received>received</p>")
+
+            def log_message(self, *args):
+                pass
+
+        server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            redirect = f"http://127.0.0.1:{server.server_port}/cb"
+            answer = requests.post(self.base + "/v1/admin/oidc/clients", headers={"Authorization": f"Bearer {self.admin_key}"}, timeout=10,
+                                   json={"name": "Form shop", "client_type": "public", "redirect_uris": [redirect]})
+            self.check(answer.status_code == 201, "the OIDC client created (201)", answer.text)
+            client_id = answer.json()["client_id"]
+            session = OAuth2Session(client_id, redirect_uri=redirect, scope="openid", code_challenge_method="S256")
+            verifier = secrets.token_urlsafe(48)
+            url, state = session.create_authorization_url(self.base + "/oauth2/authorize", code_verifier=verifier, response_mode="form_post")
+            self.driver.get(url)
+            self.click(f'#authorize-choices button.signin-device[data-user="{self.user}"]')
+            WebDriverWait(self.driver, 30).until(lambda driver: received)
+            content_type, fields = received[0]
+            self.check(content_type.startswith("application/x-www-form-urlencoded") and fields.get("state") == [state]
+                       and fields.get("iss") == [self.base] and len(fields.get("code", [])) == 1,
+                       "the code, state and iss posted as a form to the redirect URI", (content_type, fields))
+            token = session.fetch_token(self.base + "/oauth2/token", code=fields["code"][0], code_verifier=verifier)
+            self.check("id_token" in token, "the posted code exchanged for tokens", token)
+            # A refused request goes back the same way: posted, with the error and the state.
+            received.clear()
+            bad, bad_state = session.create_authorization_url(self.base + "/oauth2/authorize", code_verifier=verifier,
+                                                              response_mode="form_post", prompt="none")
+            self.driver.get(bad)
+            WebDriverWait(self.driver, 30).until(lambda driver: received)
+            self.check(received[0][1].get("error") == ["login_required"] and received[0][1].get("state") == [bad_state],
+                       "a refusal posted to the redirect URI with its state", received[0])
+        finally:
+            server.shutdown()
