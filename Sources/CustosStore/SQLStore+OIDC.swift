@@ -9,7 +9,8 @@ import Foundation
 /// spent by one compare-and-set statement, so of two nodes spending it at once one wins.
 extension SQLStore: OIDCStore {
     /// The columns each query selects, in the order the readers below read them.
-    private static let clientColumns = "id, name, kind, secret_digest, redirect_uris, scopes, encryption_jwk, assertion_jwk, created_at, id_token_alg"
+    private static let clientColumns =
+        "id, name, kind, secret_digest, redirect_uris, scopes, encryption_jwk, assertion_jwk, created_at, id_token_alg, post_logout_redirect_uris"
     private static let authorizationColumns = "id, request, user_id, device_id, challenge_digest, created_at, expires_at"
     private static let grantColumns = """
         id, client_id, user_id, device_id, scope, nonce, auth_time, level, encrypt_id_token, created_at, revoked_at
@@ -23,10 +24,11 @@ extension SQLStore: OIDCStore {
     public func saveOIDCClient(_ client: OIDCClient) throws {
         do {
             try database.execute(
-                "INSERT INTO oidc_clients (\(Self.clientColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO oidc_clients (\(Self.clientColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [.text(client.id), .text(client.name), .text(client.kind.rawValue), client.secretDigest.map { .blob($0) } ?? .null,
                  try .json(client.redirectURIs), try .json(client.scopes), .optionalText(client.encryptionJWK),
-                 .optionalText(client.assertionJWK), .date(client.createdAt), .text(client.idTokenAlgorithm.rawValue)])
+                 .optionalText(client.assertionJWK), .date(client.createdAt), .text(client.idTokenAlgorithm.rawValue),
+                 try .json(client.postLogoutRedirectURIs)])
         } catch StoreError.duplicate {
             throw StoreError.duplicate("an OpenID client with this id already exists")
         }
@@ -227,7 +229,8 @@ extension SQLStore: OIDCStore {
             redirectURIs: try oidcJSON([String].self, row, 4, column: "oidc_clients.redirect_uris"),
             scopes: try oidcJSON([String].self, row, 5, column: "oidc_clients.scopes"),
             encryptionJWK: try row.optionalString(6), assertionJWK: try row.optionalString(7),
-            idTokenAlgorithm: SigningAlgorithm(rawValue: try row.string(9)) ?? .es256, createdAt: try row.date(8))
+            idTokenAlgorithm: SigningAlgorithm(rawValue: try row.string(9)) ?? .es256,
+            postLogoutRedirectURIs: try oidcJSON([String].self, row, 10, column: "oidc_clients.post_logout_redirect_uris"), createdAt: try row.date(8))
     }
 
     private static func pendingAuthorization(from row: SQLRow) throws -> PendingAuthorization {

@@ -25,7 +25,10 @@ import subprocess
 import sys
 import urllib.parse
 
+import requests
+
 from cryptojwt.key_jar import KeyJar
+from idpyoidc.client.defaults import DEFAULT_OIDC_SERVICES
 from idpyoidc.client.exception import OidcServiceError
 from idpyoidc.client.rp_handler import RPHandler
 from idpyoidc.exception import VerificationError
@@ -101,6 +104,9 @@ def run_checks(config):
         },
         "add_ons": {"pkce": {"function": "idpyoidc.client.oauth2.add_on.pkce.add_support",
                              "kwargs": {"code_challenge_length": 64, "code_challenge_method": "S256"}}},
+        # idpyoidc's default services and its RP-Initiated Logout service, as its configuration takes them.
+        "services": dict(DEFAULT_OIDC_SERVICES, end_session={"class": "idpyoidc.client.oidc.end_session.EndSession"}),
+        "post_logout_redirect_uris": [config["post_logout_redirect_uri"]],
     }}
     # An empty key jar: this client signs nothing, and RPHandler would otherwise write key files.
     handler = RPHandler(base_url=f"{redirect.scheme}://{redirect.netloc}", client_configs=client_configs, keyjar=KeyJar(),
@@ -249,6 +255,29 @@ def run_checks(config):
     except OidcServiceError as error:
         check(str(error) == "invalid_grant", f"a code swapped into another session is invalid_grant: {error}")
     seen["code_injection"] = "invalid_grant (PKCE)"
+
+    # RP-Initiated Logout with idpyoidc's own request (id_token_hint, post_logout_redirect_uri,
+    # state): the provider ends the grant and sends the browser to the registered address.
+    request, response = authorize()
+    try:
+        handler.finalize_auth(client, issuer, response)
+        handler.get_access_and_id_token(state=request["state"], client=client)
+        logout = handler.logout(request["state"], client=client)
+    except Exception as error:
+        raise refused("RP-initiated logout (end_session_endpoint)", error)
+    sent = query(logout["url"])
+    check(logout["url"].startswith(provider["end_session_endpoint"] + "?") and sent.get("id_token_hint") and sent.get("state"),
+          f"idpyoidc's logout request names the ID token and a state: {logout['url'][:120]}")
+    answer = requests.get(logout["url"], allow_redirects=False, timeout=10)
+    after = query(answer.headers.get("Location", ""))
+    check(answer.status_code == 302 and answer.headers["Location"].startswith(config["post_logout_redirect_uri"] + "?")
+          and after.get("state") == sent["state"], f"the provider sends the browser to the registered address with the state: {answer.status_code}")
+    try:
+        handler.refresh_access_token(request["state"], client=client)
+        raise CheckFailed("after logout the refresh token still worked")
+    except OidcServiceError as error:
+        check(str(error) == "invalid_grant", f"after logout the refresh token is invalid_grant: {error}")
+    seen["logout"] = "idpyoidc's end-session request honoured; the grant ended"
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ Usage: oidc_client.py CONFIG_JSON
 CONFIG_JSON: issuer, custos (the binary), profile (the bound device's profile directory),
 client_id, client_secret, redirect_uri, decryption_key (PEM of the client's encryption key),
 jwt_client_id and jwt_key (PEM) of a private_key_jwt client, code_lifetime (seconds), user_id, claims
-(the standard claims the relying party set for the user).
+(the standard claims the relying party set for the user), post_logout_redirect_uri (the client's).
 
 Runs discovery, the code flow with PKCE, validation of the ID token, userinfo, introspection,
 refresh with rotation, reuse detection, revocation, the encrypted ID token, private_key_jwt, and
@@ -209,6 +209,28 @@ def run_checks(config):
     check(denied.status_code == 401 and "invalid_token" in denied.headers.get("WWW-Authenticate", ""),
           "userinfo refuses a revoked access token with a Bearer challenge")
     seen["revocation"] = "ok"
+
+    # RP-Initiated Logout 1.0: the ID token names the grant; it ends, and the browser goes on to
+    # the address the client registered, with the state.
+    client = session()
+    answer, verifier, nonce = sign_in(client)
+    token = client.fetch_token(discovery["token_endpoint"], authorization_response=answer["location"], code_verifier=verifier)
+    after = config["post_logout_redirect_uri"]
+    check(discovery.get("end_session_endpoint", "").startswith(issuer), "discovery names the end_session_endpoint")
+    logout_state = secrets.token_urlsafe(16)
+    logout = requests.get(discovery["end_session_endpoint"], allow_redirects=False, timeout=10,
+                          params={"id_token_hint": token["id_token"], "post_logout_redirect_uri": after, "state": logout_state})
+    check(logout.status_code == 302 and logout.headers.get("Location") == f"{after}?state={logout_state}",
+          f"logout sends the browser to the registered address with the state: {logout.status_code} {logout.headers.get('Location')}")
+    ended = requests.post(discovery["token_endpoint"], auth=(config["client_id"], config["client_secret"]), timeout=10,
+                          data={"grant_type": "refresh_token", "refresh_token": token["refresh_token"]})
+    check(ended.status_code == 400 and ended.json().get("error") == "invalid_grant", "after logout the refresh token is invalid_grant")
+    check(requests.get(discovery["userinfo_endpoint"], headers={"Authorization": "Bearer " + token["access_token"]}, timeout=10).status_code == 401,
+          "after logout the access token is refused")
+    stray = requests.get(discovery["end_session_endpoint"], allow_redirects=False, timeout=10,
+                         params={"id_token_hint": token["id_token"], "post_logout_redirect_uri": "https://evil.example/"})
+    check(stray.status_code == 400 and "Location" not in stray.headers, "an unregistered post-logout address is refused, never redirected to")
+    seen["logout"] = "grant ended; redirected to the registered address with state; others refused"
 
     # A wrong PKCE verifier.
     client = session()

@@ -45,8 +45,10 @@ import Testing
         let profile = try activatedProfile(served, "olga")
         let redirect = "https://rp.example/callback"
         let encryption = try keyPair("rp-encryption"), signing = try keyPair("rp-assertion")
+        let afterLogout = "https://rp.example/signed-out"
         let secretClient = try createClient(served, ["--name", "Bank web", "--type", "confidential", "--redirect-uri", redirect,
-                                                     "--encryption-jwk", "@" + encryption.jwk])
+                                                     "--encryption-jwk", "@" + encryption.jwk, "--post-logout-redirect-uri", afterLogout])
+        #expect(secretClient.postLogoutRedirectURIs == [afterLogout])
         #expect(secretClient.tokenEndpointAuthMethod == "client_secret_basic")
         let jwtClient = try createClient(served, ["--name", "Bank API", "--type", "confidential", "--redirect-uri", redirect,
                                                   "--assertion-jwk", "@" + signing.jwk])
@@ -69,7 +71,7 @@ import Testing
                                   environment: ["CUSTOS_API_KEY": served.adminKey])
         #expect(refused.status != 0 && refused.stderr.contains("invalid_field"), "\(refused.stderr)")
         let config: [String: Any] = [
-            "claims": claims,
+            "claims": claims, "post_logout_redirect_uri": afterLogout,
             "issuer": issuer, "custos": CLI.binary.path, "profile": profile, "user_id": "olga", "redirect_uri": redirect,
             "client_id": secretClient.clientID, "client_secret": try #require(secretClient.clientSecret), "decryption_key": encryption.pem,
             "jwt_client_id": jwtClient.clientID, "jwt_key": signing.pem, "code_lifetime": codeLifetime,
@@ -79,7 +81,7 @@ import Testing
         let outside = try OutsideClients.run("oidc_client.py", [configFile])
         #expect(outside.status == 0, "\(outside.output)")
         print(outside.output)
-        for check in ["discovery", "id_token", "scope", "claims", "authorize_post", "userinfo", "refresh", "revocation", "code_reuse", "redirect_uri", "expired_code",
+        for check in ["discovery", "id_token", "scope", "claims", "authorize_post", "userinfo", "refresh", "revocation", "logout", "code_reuse", "redirect_uri", "expired_code",
                       "encrypted_id_token", "token_verify", "private_key_jwt"] {
             #expect(outside.output.contains("\"\(check)\""), "\(check) was not checked: \(outside.output)")
         }
@@ -96,10 +98,12 @@ import Testing
         defer { served.stop() }
         let profile = try activatedProfile(served, "rhea")
         let redirect = "https://rp.example/callback"
+        let afterLogout = "https://rp.example/signed-out"
         let client = try createClient(served, ["--name", "Bank web (idpyoidc)", "--type", "confidential", "--redirect-uri", redirect,
-                                               "--id-token-alg", "RS256"])
+                                               "--id-token-alg", "RS256", "--post-logout-redirect-uri", afterLogout])
         #expect(client.tokenEndpointAuthMethod == "client_secret_basic" && client.idTokenSignedResponseAlg == "RS256")
         let config: [String: Any] = [
+            "post_logout_redirect_uri": afterLogout,
             "issuer": issuer, "custos": CLI.binary.path, "profile": profile, "user_id": "rhea", "redirect_uri": redirect,
             "client_id": client.clientID, "client_secret": try #require(client.clientSecret),
         ]
@@ -108,7 +112,7 @@ import Testing
         let outside = try OutsideClients.run("idpyoidc_client.py", [configFile])
         #expect(outside.status == 0, "\(outside.output)")
         for check in ["discovery", "authorization", "id_token", "userinfo", "refresh", "refresh_reuse", "wrong_state", "wrong_iss",
-                      "code_injection"] {
+                      "code_injection", "logout"] {
             #expect(outside.output.contains("\"\(check)\""), "\(check) was not checked: \(outside.output)")
         }
         #expect(outside.output.contains("RS256"), "\(outside.output)")

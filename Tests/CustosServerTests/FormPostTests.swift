@@ -44,12 +44,35 @@ import FoundationNetworking
         #expect(native.statusCode == 302 && nativeLocation.hasPrefix("com.example.app:/callback?") && nativeLocation.contains("error=invalid_request"))
         let (fragment, _) = try await get(live, base.merging(["scope": "openid", "response_mode": "fragment"]) { $1 })
         #expect(fragment.statusCode == 302 && (fragment.value(forHTTPHeaderField: "Location") ?? "").contains("error=invalid_request"))
+        // Nor can a page's policy name an IPv6 literal: the query there too.
+        let loopback = try await live.admin(scope: .admin).createOIDCClient(CreateOIDCClientRequest(
+            name: "Native", clientType: "public", redirectURIs: ["http://[::1]:9/cb"])).clientID
+        let (literal, _) = try await get(live, base.merging(["client_id": loopback, "redirect_uri": "http://[::1]:9/cb", "scope": "openid"]) { $1 })
+        #expect(literal.statusCode == 302 && (literal.value(forHTTPHeaderField: "Location") ?? "").hasPrefix("http://[::1]:9/cb?error=invalid_request"))
         // Before the redirect URI is known good nothing is posted anywhere.
         let (stray, strayPage) = try await get(live, base.merging(["scope": "openid", "redirect_uri": "https://evil.example/cb"]) { $1 })
         #expect(stray.statusCode == 400 && !strayPage.contains("<form"))
         // A valid request gets the sign-in page.
         let (valid, _) = try await get(live, base.merging(["scope": "openid"]) { $1 })
         #expect(valid.statusCode == 200)
+    }
+
+    /// The app that approves a form_post request is told so: the code is to be posted, and
+    /// `location` (the query form) is not where the browser goes.
+    @Test func theDeviceIsToldTheCodeIsToBePosted() async throws {
+        let live = try LiveServer.make(.sqlite)
+        defer { live.stop() }
+        let client = try await live.admin(scope: .admin).createOIDCClient(CreateOIDCClientRequest(
+            name: "Shop", clientType: "public", redirectURIs: [Self.redirect])).clientID
+        let device = try await BoundSignInAttackTests.RawDevice.make(live, clientID: client)
+        for (mode, expected) in [("form_post", "form_post"), ("query", nil)] as [(String, String?)] {
+            var request = device.beginRequest(redirectURI: Self.redirect)
+            request.responseMode = mode
+            let challenge: DeviceSignInChallengeResponse = try await device.api.post("/v1/oidc/device-sign-in", request)
+            let answer: AuthorizationCodeResponse = try await device.api.post(
+                "/v1/oidc/device-sign-in/\(challenge.authorizationID)/assertion", try device.assertion(challenge))
+            #expect(answer.responseMode == expected && answer.redirectURI == Self.redirect, "\(mode)")
+        }
     }
 
     /// The web app's sign-in page lets its forms reach the client's origin only when the

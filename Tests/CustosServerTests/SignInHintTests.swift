@@ -15,16 +15,22 @@ import FoundationNetworking
 @Suite struct SignInHintTests {
     typealias RawDevice = BoundSignInAttackTests.RawDevice
 
-    /// The device's first step for `device`'s request with these extra parameters: the status
-    /// and the OAuth error code (nil on success).
+    /// `device`'s sign-in for its request with these extra parameters, both steps: the status
+    /// and the OAuth error code of the step that refused (nil when a code was issued).
     func begin(_ device: RawDevice, loginHint: String? = nil, idTokenHint: String? = nil) async throws -> (Int, String?) {
         var request = device.beginRequest()
         request.loginHint = loginHint
         request.idTokenHint = idTokenHint
+        func code(_ body: Data) -> String? {
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+            return (object?["error"] as? [String: Any])?["code"] as? String ?? object?["error"] as? String
+        }
         let (status, body) = try await device.api.postData("/v1/oidc/device-sign-in", request)
-        let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
-        let code = (object?["error"] as? [String: Any])?["code"] as? String ?? object?["error"] as? String
-        return (status, status == 200 ? nil : code)
+        guard status == 200 else { return (status, code(body)) }
+        let challenge = try WireJSON.decoder().decode(DeviceSignInChallengeResponse.self, from: body)
+        let (answered, answer) = try await device.api.postData("/v1/oidc/device-sign-in/\(challenge.authorizationID)/assertion",
+                                                              try device.assertion(challenge))
+        return (answered, answered == 200 ? nil : code(answer))
     }
 
     /// An ID token the server issued to `device`'s client for its user.
@@ -38,11 +44,14 @@ import FoundationNetworking
         defer { live.stop() }
         let alice = try await RawDevice.make(live)
         let bob = try await RawDevice.make(live, clientID: alice.clientID)
-        // The request is for alice: bob's device is refused (before any challenge), alice's is taken.
+        // The request is for alice: bob's device is refused once it has signed (so a device id and a
+        // guess learn no owner), alice's is taken. A hint that is no user id is refused outright.
         let (status, code) = try await begin(bob, loginHint: alice.userID)
         #expect(status == 400 && code == "login_required")
         #expect(try await begin(alice, loginHint: alice.userID).0 == 200)
-        #expect(try await begin(alice, loginHint: "").1 == "invalid_request")
+        for hint in ["", "Security check: type 42", String(repeating: "a", count: 129)] {
+            #expect(try await begin(alice, loginHint: hint).1 == "invalid_request", "\(hint)")
+        }
 
         // Her ID token names her the same way; one of bob's, or one that disagrees with login_hint, does not pass for her.
         let hers = try await idToken(alice, at: live), his = try await idToken(bob, at: live)

@@ -97,6 +97,10 @@ public enum Endpoints {
     /// Form body: the authorization request as a form (OpenID Connect Core §3.1.2.1); a valid one
     /// is sent on to `authorize` (303), an invalid one answered as `authorize` answers it.
     public static let authorizeByPost = Endpoint<FormBody, OpaqueBody>(.post, "/oauth2/authorize", .anyone, status: 303)
+    /// RP-Initiated Logout 1.0: ends the grant an `id_token_hint` names, then sends the browser
+    /// to a registered `post_logout_redirect_uri` (302, with `state`) or shows a page (200).
+    public static let endSession = Endpoint<NoContent, OpaqueBody>(.get, "/oauth2/logout", .anyone)
+    public static let endSessionByPost = Endpoint<FormBody, OpaqueBody>(.post, "/oauth2/logout", .anyone)
     /// `Authorization: Bearer` an access token.
     public static let userInfo = Endpoint<NoContent, UserInfoResponse>(.get, "/oauth2/userinfo", .anyone)
     /// OpenID Connect Core §5.3: the UserInfo endpoint answers POST as well.
@@ -163,6 +167,7 @@ public enum Endpoints {
         ("notificationHistory", notificationHistory.erased), ("updateNotification", updateNotification.erased),
         ("openIDConfiguration", openIDConfiguration.erased), ("backchannelAuthentication", backchannelAuthentication.erased),
         ("token", token.erased), ("registerCIBAClient", registerCIBAClient.erased), ("authorize", authorize.erased), ("authorizeByPost", authorizeByPost.erased),
+        ("endSession", endSession.erased), ("endSessionByPost", endSessionByPost.erased),
         ("userInfo", userInfo.erased), ("userInfoPost", userInfoPost.erased), ("revokeToken", revokeToken.erased),
         ("introspectToken", introspectToken.erased), ("beginDeviceSignIn", beginDeviceSignIn.erased),
         ("completeDeviceSignIn", completeDeviceSignIn.erased), ("beginPasskeyRegistration", beginPasskeyRegistration.erased),

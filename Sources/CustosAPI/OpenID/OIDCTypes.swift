@@ -35,6 +35,8 @@ public struct CreateOIDCClientRequest: Codable, Equatable, Sendable {
     public var assertionJWK: ClientJWK?
     /// `ES256` (default) or `RS256`: how the client's ID tokens are signed.
     public var idTokenSignedResponseAlg: String?
+    /// Where RP-Initiated Logout may send the browser afterwards (at most 10, compared exactly).
+    public var postLogoutRedirectURIs: [String]?
 
     enum CodingKeys: String, CodingKey {
         case name, scopes
@@ -43,10 +45,12 @@ public struct CreateOIDCClientRequest: Codable, Equatable, Sendable {
         case encryptionJWK = "encryption_jwk"
         case assertionJWK = "assertion_jwk"
         case idTokenSignedResponseAlg = "id_token_signed_response_alg"
+        case postLogoutRedirectURIs = "post_logout_redirect_uris"
     }
 
     public init(name: String, clientType: String, redirectURIs: [String], scopes: [String]? = nil, encryptionJWK: ClientJWK? = nil,
-                assertionJWK: ClientJWK? = nil, idTokenSignedResponseAlg: String? = nil) {
+                assertionJWK: ClientJWK? = nil, idTokenSignedResponseAlg: String? = nil, postLogoutRedirectURIs: [String]? = nil) {
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
         self.idTokenSignedResponseAlg = idTokenSignedResponseAlg
         self.name = name
         self.clientType = clientType
@@ -70,6 +74,7 @@ public struct OIDCClientInfo: Codable, Equatable, Sendable {
     public var assertionJWK: ClientJWK?
     /// `ES256` or `RS256`.
     public var idTokenSignedResponseAlg: String?
+    public var postLogoutRedirectURIs: [String]
     public var createdAt: Date
     public var clientSecret: String?
 
@@ -82,13 +87,15 @@ public struct OIDCClientInfo: Codable, Equatable, Sendable {
         case encryptionJWK = "encryption_jwk"
         case assertionJWK = "assertion_jwk"
         case idTokenSignedResponseAlg = "id_token_signed_response_alg"
+        case postLogoutRedirectURIs = "post_logout_redirect_uris"
         case createdAt = "created_at"
         case clientSecret = "client_secret"
     }
 
     public init(clientID: String, name: String, clientType: String, redirectURIs: [String], scopes: [String], tokenEndpointAuthMethod: String,
-                encryptionJWK: ClientJWK?, assertionJWK: ClientJWK?, idTokenSignedResponseAlg: String? = nil, createdAt: Date,
-                clientSecret: String? = nil) {
+                encryptionJWK: ClientJWK?, assertionJWK: ClientJWK?, idTokenSignedResponseAlg: String? = nil,
+                postLogoutRedirectURIs: [String] = [], createdAt: Date, clientSecret: String? = nil) {
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
         self.idTokenSignedResponseAlg = idTokenSignedResponseAlg
         self.clientID = clientID
         self.name = name
@@ -254,15 +261,21 @@ public struct AuthorizationCodeResponse: Codable, Equatable, Sendable {
     public var state: String?
     public var redirectURI: String
     public var iss: String
-    /// The redirect URI with `code`, `state` and `iss` in its query.
+    /// The redirect URI with `code`, `state` and `iss` in its query: where a browser goes for a
+    /// request in the query mode.
     public var location: String
+    /// `form_post` when the request asked for it: `code`, `state` and `iss` are to be posted to
+    /// `redirect_uri` as a form, not sent in `location`'s query. Nil: the query mode.
+    public var responseMode: String?
 
     enum CodingKeys: String, CodingKey {
         case code, state, iss, location
         case redirectURI = "redirect_uri"
+        case responseMode = "response_mode"
     }
 
-    public init(code: String, state: String?, redirectURI: String, iss: String, location: String) {
+    public init(code: String, state: String?, redirectURI: String, iss: String, location: String, responseMode: String? = nil) {
+        self.responseMode = responseMode
         self.code = code
         self.state = state
         self.redirectURI = redirectURI

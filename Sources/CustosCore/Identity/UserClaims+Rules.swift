@@ -100,12 +100,15 @@ extension UserClaims {
         }
     }
 
-    /// Bidirectional controls and marks (U+061C, U+200E–F, U+202A–E, U+2066–9), which can
-    /// make a name read as another, and invisible characters (U+200B, U+2060–4, U+FEFF, U+180E).
+    /// Characters that hide, reorder or fake text: every format character (bidirectional
+    /// controls, zero-width space, soft hyphen, tag characters…) but the joiners U+200C and
+    /// U+200D that Persian, Indic and emoji writing need, and the Hangul fillers, which show
+    /// nothing.
     static func disguises(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
-        case 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF: true
-        default: false
+        case 0x200C, 0x200D: false
+        case 0x115F, 0x1160, 0x3164, 0xFFA0: true
+        default: scalar.properties.generalCategory == .format
         }
     }
 

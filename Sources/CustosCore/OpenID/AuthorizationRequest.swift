@@ -91,8 +91,9 @@ extension AuthorizationRequest {
         }
         let state = parameters["state"]
         // Read first, so every refusal from here goes back the way the client asked. A form can
-        // be posted only to a web address (an app's own scheme takes the query).
-        let isWebAddress = redirectURI.lowercased().hasPrefix("https://") || redirectURI.lowercased().hasPrefix("http://")
+        // be posted only to a web address whose origin a page's policy can name (an app's own
+        // scheme, an IPv6 literal take the query).
+        let isWebAddress = Self.formOrigin(redirectURI) != nil
         let responseMode: ResponseMode = parameters["response_mode"] == "form_post" && isWebAddress ? .formPost : .query
         func refuse(_ code: OAuthError.Code, _ message: String) -> AuthorizationRequestError {
             AuthorizationRequestError(OAuthError(code, message), redirectURI: redirectURI, state: state, responseMode: responseMode)
@@ -100,7 +101,7 @@ extension AuthorizationRequest {
         switch parameters["response_mode"] {
         case nil, "query": break
         case "form_post" where isWebAddress: break
-        case "form_post": throw refuse(.invalidRequest, "response_mode=form_post needs an http or https redirect_uri")
+        case "form_post": throw refuse(.invalidRequest, "response_mode=form_post needs an http or https redirect_uri with a host name or IPv4 address")
         default: throw refuse(.invalidRequest, "response_mode must be query or form_post")
         }
         if parameters["request"] != nil { throw refuse(.requestNotSupported, "request objects are not supported") }
@@ -145,9 +146,25 @@ extension AuthorizationRequest {
             throw refuse(.invalidRequest, "this client registered no encryption key, so its ID tokens cannot be encrypted")
         }
         if let nonce = parameters["nonce"], nonce.isEmpty { throw refuse(.invalidRequest, "nonce must not be empty") }
-        if let hint = parameters["login_hint"], hint.isEmpty { throw refuse(.invalidRequest, "login_hint must not be empty") }
+        // A hint is a user id: anything else could match no one, and would only put the
+        // requester's text on the sign-in page.
+        if let hint = parameters["login_hint"], (try? InputRules.checkUserID(hint)) == nil {
+            throw refuse(.invalidRequest, "login_hint must be a user id (1-128 of A-Z a-z 0-9 . _ @ + -)")
+        }
         return AuthorizationRequest(clientID: clientID, redirectURI: redirectURI, scope: scopes.joined(separator: " "), state: state,
                                     nonce: parameters["nonce"], codeChallenge: challenge, prompt: prompt, maxAge: maxAge,
                                     acrValues: acrValues, encryptIDToken: encrypted, loginHint: parameters["login_hint"], responseMode: responseMode)
+    }
+}
+
+extension AuthorizationRequest {
+    /// `scheme://host[:port]` of an http(s) redirect URI whose host a Content-Security-Policy
+    /// source can name (a DNS name or an IPv4 address: not an IPv6 literal); nil otherwise.
+    public static func formOrigin(_ redirectURI: String) -> String? {
+        guard let url = URLComponents(string: redirectURI), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+              let host = url.host, !host.isEmpty,
+              host.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "." || $0 == "-") })
+        else { return nil }
+        return "\(scheme)://\(host.lowercased())" + (url.port.map { ":\($0)" } ?? "")
     }
 }

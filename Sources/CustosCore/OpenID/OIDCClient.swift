@@ -33,11 +33,15 @@ public struct OIDCClient: Equatable, Sendable {
     /// How its ID tokens are signed (`id_token_signed_response_alg`, OpenID Connect Dynamic
     /// Client Registration §2): ES256 unless the client asks for RS256.
     public var idTokenAlgorithm: SigningAlgorithm
+    /// Where RP-Initiated Logout may send the browser afterwards, compared exactly.
+    public var postLogoutRedirectURIs: [String]
     public var createdAt: Date
 
     public init(id: String, name: String, kind: Kind, secretDigest: Data? = nil, redirectURIs: [String], scopes: [String],
-                encryptionJWK: String? = nil, assertionJWK: String? = nil, idTokenAlgorithm: SigningAlgorithm = .es256, createdAt: Date) {
+                encryptionJWK: String? = nil, assertionJWK: String? = nil, idTokenAlgorithm: SigningAlgorithm = .es256,
+                postLogoutRedirectURIs: [String] = [], createdAt: Date) {
         self.idTokenAlgorithm = idTokenAlgorithm
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
         self.id = id
         self.name = name
         self.kind = kind
@@ -79,10 +83,13 @@ public struct OIDCClientDraft: Sendable {
     public var encryptionJWK: String?
     public var assertionJWK: String?
     public var idTokenAlgorithm: SigningAlgorithm
+    public var postLogoutRedirectURIs: [String]
 
     public init(name: String, kind: OIDCClient.Kind, redirectURIs: [String], scopes: [String] = OIDCService.supportedScopes,
-                encryptionJWK: String? = nil, assertionJWK: String? = nil, idTokenAlgorithm: SigningAlgorithm = .es256) {
+                encryptionJWK: String? = nil, assertionJWK: String? = nil, idTokenAlgorithm: SigningAlgorithm = .es256,
+                postLogoutRedirectURIs: [String] = []) {
         self.idTokenAlgorithm = idTokenAlgorithm
+        self.postLogoutRedirectURIs = postLogoutRedirectURIs
         self.name = name
         self.kind = kind
         self.redirectURIs = redirectURIs

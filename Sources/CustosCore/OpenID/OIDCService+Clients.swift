@@ -11,6 +11,8 @@ extension OIDCService {
         guard (1...100).contains(name.count) else { throw OIDCError.invalid("name", "must be 1 to 100 characters") }
         guard (1...10).contains(draft.redirectURIs.count) else { throw OIDCError.invalid("redirect_uris", "must hold 1 to 10 URIs") }
         for uri in draft.redirectURIs { try Self.checkRedirectURI(uri) }
+        guard draft.postLogoutRedirectURIs.count <= 10 else { throw OIDCError.invalid("post_logout_redirect_uris", "must hold at most 10 URIs") }
+        for uri in draft.postLogoutRedirectURIs { try Self.checkRedirectURI(uri, field: "post_logout_redirect_uris") }
         let scopes = Array(Set(draft.scopes + ["openid"])).sorted()
         if let unknown = scopes.first(where: { !Self.supportedScopes.contains($0) }) {
             throw OIDCError.invalid("scopes", "names \(unknown); supported: \(Self.supportedScopes.joined(separator: " "))")
@@ -26,7 +28,7 @@ extension OIDCService {
         }
         let client = OIDCClient(id: OIDCClient.idPrefix + random.hexID(bytes: 12), name: name, kind: draft.kind, secretDigest: secret.map(digester.digest),
                                 redirectURIs: draft.redirectURIs, scopes: scopes, encryptionJWK: encryptionJWK, assertionJWK: assertionJWK,
-                                idTokenAlgorithm: draft.idTokenAlgorithm, createdAt: clock.now())
+                                idTokenAlgorithm: draft.idTokenAlgorithm, postLogoutRedirectURIs: draft.postLogoutRedirectURIs, createdAt: clock.now())
         try store.atomically {
             try store.saveOIDCClient(client)
             try audit?.record(.oidcClientCreated, userID: nil, details: [AuditActor.detail: actor, "client_id": client.id,
@@ -53,24 +55,24 @@ extension OIDCService {
 
     /// Redirect URIs (RFC 8252, RFC 9700 §4.1): absolute, no fragment; https, http on a loopback
     /// host (native apps), or a private-use scheme in reverse-domain form (`com.example.app:/cb`).
-    static func checkRedirectURI(_ uri: String) throws {
+    static func checkRedirectURI(_ uri: String, field: String = "redirect_uris") throws {
         guard uri.utf8.count <= 512, let url = URLComponents(string: uri), let scheme = url.scheme?.lowercased() else {
-            throw OIDCError.invalid("redirect_uris", "holds \(uri), not an absolute URI")
+            throw OIDCError.invalid(field, "holds \(uri), not an absolute URI")
         }
-        guard url.fragment == nil else { throw OIDCError.invalid("redirect_uris", "holds \(uri), which has a fragment") }
+        guard url.fragment == nil else { throw OIDCError.invalid(field, "holds \(uri), which has a fragment") }
         switch scheme {
         case "https":
-            guard url.host?.isEmpty == false else { throw OIDCError.invalid("redirect_uris", "holds \(uri) without a host") }
+            guard url.host?.isEmpty == false else { throw OIDCError.invalid(field, "holds \(uri) without a host") }
         case "http":
             guard ["127.0.0.1", "localhost", "[::1]", "::1"].contains(url.host ?? "") else {
-                throw OIDCError.invalid("redirect_uris", "holds \(uri): plain http only to a loopback host")
+                throw OIDCError.invalid(field, "holds \(uri): plain http only to a loopback host")
             }
         default:
             guard scheme.contains("."), !["javascript", "data", "file"].contains(scheme) else {
-                throw OIDCError.invalid("redirect_uris", "holds \(uri): use https, http to loopback, or a reverse-domain private-use scheme")
+                throw OIDCError.invalid(field, "holds \(uri): use https, http to loopback, or a reverse-domain private-use scheme")
             }
         }
-        guard url.user == nil, url.password == nil else { throw OIDCError.invalid("redirect_uris", "holds \(uri) with credentials") }
+        guard url.user == nil, url.password == nil else { throw OIDCError.invalid(field, "holds \(uri) with credentials") }
     }
 
     // MARK: Client authentication (RFC 6749 §2.3, OpenID Connect Core §9)

@@ -146,7 +146,7 @@ extension OIDCService {
                             refreshToken: refreshToken)
     }
 
-    private func revokeGrant(_ id: String, reason: String, now: Date) throws {
+    func revokeGrant(_ id: String, reason: String, now: Date) throws {
         guard try store.revokeGrant(id: id, at: now), let grant = try store.grant(id: id) else { return }
         try audit?.record(.oidcGrantRevoked, userID: grant.userID, details: ["client_id": grant.clientID, "reason": reason])
     }

@@ -62,7 +62,7 @@ public final class OIDCService: Sendable {
         if !request.acrValues.isEmpty, !request.acrValues.contains(where: Assurance.of(Self.strongestSignIn).meets(acr:)) {
             throw AuthorizationRequestError(
                 OAuthError(.unmetAuthenticationRequirements,
-                           "a sign-in here proves at most \(Self.strongestSignIn.acr); acr_values asks for \(request.acrValues.joined(separator: " "))"),
+                           "a sign-in here proves at most \(Self.strongestSignIn.acr); acr_values asks for \(request.acrValues.joined(separator: " ").prefix(200))"),
                 redirectURI: request.redirectURI, state: request.state, responseMode: request.responseMode)
         }
         guard let hint = parameters["id_token_hint"] else { return request }
@@ -70,35 +70,12 @@ public final class OIDCService: Sendable {
             AuthorizationRequestError(OAuthError(.invalidRequest, message), redirectURI: request.redirectURI, state: request.state,
                                       responseMode: request.responseMode)
         }
-        guard hint.split(separator: ".", omittingEmptySubsequences: false).count == 3,
-              let verified = try? signer.verify(hint, now: clock.now()), verified.type == "JWT",
-              let claims = try? JSONDecoder().decode(HintClaims.self, from: verified.payload), claims.iss == policy.issuer,
-              claims.aud.contains(request.clientID), !claims.sub.isEmpty else {
+        guard let claims = verifiedIDToken(hint), claims.aud.contains(request.clientID) else {
             throw refuse("id_token_hint is not an ID token this server signed for this client (an encrypted one cannot be read here)")
         }
         if let login = request.loginHint, login != claims.sub { throw refuse("login_hint and id_token_hint name different users") }
         request.loginHint = claims.sub
         return request
-    }
-
-    /// What an `id_token_hint` is read for: `aud` a string or an array (RFC 7519 §4.1.3).
-    private struct HintClaims: Decodable {
-        let iss: String
-        let sub: String
-        let aud: [String]
-
-        enum CodingKeys: String, CodingKey { case iss, sub, aud }
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: CodingKeys.self)
-            iss = try container.decode(String.self, forKey: .iss)
-            sub = try container.decode(String.self, forKey: .sub)
-            if let list = try? container.decode([String].self, forKey: .aud) {
-                aud = list
-            } else {
-                aud = [try container.decode(String.self, forKey: .aud)]
-            }
-        }
     }
 
     /// The first step of a bound device's sign-in: validates the request and answers the
@@ -109,23 +86,18 @@ public final class OIDCService: Sendable {
         let request = try validated(parameters, client: client)
         if request.prompt.contains("none") {
             throw AuthorizationRequestError(OAuthError(.loginRequired, "a bound device's sign-in prompts the user (prompt=none cannot be met)"),
-                                            redirectURI: request.redirectURI, state: request.state)
+                                            redirectURI: request.redirectURI, state: request.state, responseMode: request.responseMode)
         }
         let now = clock.now()
         let device = try signInDevice(deviceID, now: now)
-        // The client asked for one user: another's device is refused, not signed in instead.
-        if let hint = request.loginHint, hint != device.userID {
-            throw AuthorizationRequestError(OAuthError(.loginRequired, "the request is for another user (login_hint or id_token_hint): sign in as that user"),
-                                            redirectURI: request.redirectURI, state: request.state)
-        }
         // acr_values asking more than this device's signature proves end here: the sign-in would
         // claim less, and the client asked for more (OpenID Connect Core 3.1.2.6).
         let level = Self.signInLevel(of: device)
         if !request.acrValues.isEmpty, !request.acrValues.contains(where: Assurance.of(level).meets(acr:)) {
             throw AuthorizationRequestError(
                 OAuthError(.unmetAuthenticationRequirements,
-                           "this device's sign-in proves \(level.acr); acr_values asks for \(request.acrValues.joined(separator: " "))"),
-                redirectURI: request.redirectURI, state: request.state)
+                           "this device's sign-in proves \(level.acr); acr_values asks for \(request.acrValues.joined(separator: " ").prefix(200))"),
+                redirectURI: request.redirectURI, state: request.state, responseMode: request.responseMode)
         }
         let challenge = Data(random.bytes(count: 32))
         let pending = PendingAuthorization(id: "az_" + random.hexID(bytes: 16), request: request, userID: device.userID, deviceID: device.id,
@@ -166,6 +138,11 @@ public final class OIDCService: Sendable {
             _ = try identity.throttle.recordFailure(deviceID: device.id, client: client, now: now)
             throw OIDCError.assertionRejected(failure.message)
         }
+        // The client asked for one user: another's device is refused, not signed in instead —
+        // told only once the device has signed, so a device id and a guess learn no owner.
+        if let hint = pending.request.loginHint, hint != device.userID {
+            throw OAuthError(.loginRequired, "the request is for another user (login_hint or id_token_hint): sign in as that user")
+        }
         try store.touchDevice(id: device.id, at: now, passwordVerified: false)
         let request = pending.request
         let grant = OIDCGrant(id: "gr_" + random.hexID(bytes: 16), clientID: request.clientID, userID: device.userID, deviceID: device.id,
@@ -181,7 +158,8 @@ public final class OIDCService: Sendable {
                                                                              "acr": grant.level.acr,
                                                                              "device_says_user_verified": userVerifiedFlag ? "true" : "false"])
         }
-        return IssuedCode(code: code, state: request.state, redirectURI: request.redirectURI, issuer: policy.issuer)
+        return IssuedCode(code: code, state: request.state, redirectURI: request.redirectURI, issuer: policy.issuer,
+                          responseMode: request.responseMode)
     }
 
     /// The device, if it may sign in now.
@@ -228,6 +206,8 @@ public struct IssuedCode: Equatable, Sendable {
     public var state: String?
     public var redirectURI: String
     public var issuer: String
+    /// How the request asked for the answer (`form_post`: posted by the browser as a form).
+    public var responseMode: AuthorizationRequest.ResponseMode = .query
 
     /// The redirect URI with `code`, `state` and `iss` (RFC 9207) in its query.
     public var location: String {
@@ -243,7 +223,7 @@ public enum AuthorizationRedirect {
         for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
             if let value { items.append(URLQueryItem(name: name, value: value)) }
         }
-        components.queryItems = items
+        components.queryItems = items.isEmpty ? nil : items
         // URLComponents leaves "+" alone in queries, where form decoders read it as a space: encode it.
         components.percentEncodedQuery = components.percentEncodedQuery?
             .replacingOccurrences(of: "+", with: "%2B")

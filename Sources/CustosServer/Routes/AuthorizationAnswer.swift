@@ -45,10 +45,5 @@ enum AuthorizationAnswer {
     }
 
     /// `scheme://host[:port]` of a web redirect URI, when CSP can name its host.
-    static func formOrigin(_ redirectURI: String) -> String? {
-        guard let url = URLComponents(string: redirectURI), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty, host.unicodeScalars.allSatisfy({ $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "." || $0 == "-") })
-        else { return nil }
-        return "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
-    }
+    static func formOrigin(_ redirectURI: String) -> String? { AuthorizationRequest.formOrigin(redirectURI) }
 }

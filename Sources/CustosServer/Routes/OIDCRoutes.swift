@@ -20,6 +20,12 @@ enum OIDCRoutes {
         routes.respond(Endpoints.authorizeByPost, groups.signIn) { _, form in
             try authorizeByPost(try oidc(), form: form)
         }
+        routes.respond(Endpoints.endSession, groups.signIn) { context, _ in
+            try endSession(try oidc(), context.request.query)
+        }
+        routes.respond(Endpoints.endSessionByPost, groups.signIn) { _, form in
+            try endSession(try oidc(), form.fields)
+        }
         routes.on(Endpoints.beginDeviceSignIn, groups.signIn) { _, body in
             let challenge: DeviceSignInChallenge
             do {
@@ -37,7 +43,8 @@ enum OIDCRoutes {
                 assertion: try assertion(body.credentialID, body.authenticatorData, body.clientDataJSON, body.signature),
                 client: context.request.remoteAddress?.limitKey)
             return AuthorizationCodeResponse(code: issued.code, state: issued.state, redirectURI: issued.redirectURI, iss: issued.issuer,
-                                             location: issued.location)
+                                             location: issued.location,
+                                             responseMode: issued.responseMode == .formPost ? issued.responseMode.rawValue : nil)
         }
         for endpoint in [Endpoints.userInfo, Endpoints.userInfoPost] {
             routes.respond(endpoint, groups.anyone) { context, _ in try userInfo(try oidc(), context.request) }
@@ -71,7 +78,7 @@ enum OIDCRoutes {
             let draft = OIDCClientDraft(name: body.name, kind: kind, redirectURIs: body.redirectURIs,
                                         scopes: body.scopes ?? OIDCService.supportedScopes,
                                         encryptionJWK: try body.encryptionJWK.map(jwkJSON), assertionJWK: try body.assertionJWK.map(jwkJSON),
-                                        idTokenAlgorithm: idTokenAlgorithm)
+                                        idTokenAlgorithm: idTokenAlgorithm, postLogoutRedirectURIs: body.postLogoutRedirectURIs ?? [])
             let (client, secret) = try oidc().createClient(draft, actor: context.caller.id)
             var info = try clientInfo(client)
             info.clientSecret = secret
@@ -129,6 +136,24 @@ enum OIDCRoutes {
                                          loginHint: request.loginHint, postingTo: formAction) { return page }
         var response = Response.text(AuthorizePage.html(clientName: client.name), contentType: "text/html; charset=utf-8")
         response.headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+        response.headers.set("X-Content-Type-Options", "nosniff")
+        response.headers.set("Referrer-Policy", "no-referrer")
+        return OpenIDRoutes.noStore(response)
+    }
+
+    /// RP-Initiated Logout: to the registered address the request named, or a page saying what
+    /// ended. A refusal is the browser's page (400), never a redirect.
+    static func endSession(_ oidc: OIDCService, _ parameters: [String: String]) throws -> Response {
+        let ended = try oidc.endSession(parameters)
+        if let redirect = ended.redirect {
+            var response = Response(status: 302)
+            response.headers.set("Location", redirect)
+            return OpenIDRoutes.noStore(response)
+        }
+        let what = ended.ended ? "You are signed out of \(ended.clientName ?? "the app"): its sign-in no longer works here."
+            : "There is nothing more to sign out of here: this server keeps no browser session."
+        var response = Response.text(SignedOutPage.html(what), contentType: "text/html; charset=utf-8")
+        response.headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'")
         response.headers.set("X-Content-Type-Options", "nosniff")
         response.headers.set("Referrer-Policy", "no-referrer")
         return OpenIDRoutes.noStore(response)
@@ -199,11 +224,25 @@ enum OIDCRoutes {
         return OIDCClientInfo(clientID: client.id, name: client.name, clientType: client.kind.rawValue, redirectURIs: client.redirectURIs,
                               scopes: client.scopes, tokenEndpointAuthMethod: method, encryptionJWK: try decode(client.encryptionJWK),
                               assertionJWK: try decode(client.assertionJWK), idTokenSignedResponseAlg: client.idTokenAlgorithm.rawValue,
-                              createdAt: client.createdAt)
+                              postLogoutRedirectURIs: client.postLogoutRedirectURIs, createdAt: client.createdAt)
     }
 
     static func jwkJSON(_ jwk: ClientJWK) throws -> String {
         String(decoding: try WireJSON.encoder().encode(jwk), as: UTF8.self)
+    }
+}
+
+/// The page a browser sees after a logout that names no address to go on to.
+enum SignedOutPage {
+    static func html(_ text: String) -> String {
+        """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+        <title>Signed out – Custos</title></head>
+        <body style="font-family: system-ui, sans-serif; max-width: 32rem; margin: 3rem auto; padding: 0 1rem">
+        <h1>Signed out</h1><p id="signed-out">\(HTMLText.escape(text))</p>
+        </body></html>
+        """
     }
 }
 

@@ -76,6 +76,7 @@ enum OpenIDRoutes {
         guard oidc != nil else { return document }
         document["authorization_endpoint"] = issuer + Endpoints.authorize.path
         document["userinfo_endpoint"] = issuer + Endpoints.userInfo.path
+        document["end_session_endpoint"] = issuer + Endpoints.endSession.path
         document["revocation_endpoint"] = issuer + Endpoints.revokeToken.path
         document["introspection_endpoint"] = issuer + Endpoints.introspectToken.path
         document["response_types_supported"] = ["code"]

@@ -310,6 +310,14 @@ enum Migrations {
             sqlite: "ALTER TABLE users ADD COLUMN claims TEXT;",
             postgres: "ALTER TABLE users ADD COLUMN claims TEXT;"
         ),
+        Migration(
+            version: 26,
+            name: "oidc_clients.post_logout_redirect_uris",
+            // Where a client may send the browser after RP-Initiated Logout (a JSON array,
+            // compared exactly); clients registered before have none.
+            sqlite: "ALTER TABLE oidc_clients ADD COLUMN post_logout_redirect_uris TEXT NOT NULL DEFAULT '[]';",
+            postgres: "ALTER TABLE oidc_clients ADD COLUMN post_logout_redirect_uris TEXT NOT NULL DEFAULT '[]';"
+        ),
     ]
 
     static var latestVersion: Int { all.last?.version ?? 0 }

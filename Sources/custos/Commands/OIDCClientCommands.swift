@@ -13,12 +13,15 @@ enum OIDCClientCommands {
     static let scope = Option<String?>.text("scope", "SCOPE", help: "a scope the client may ask for (repeat; default all: openid offline_access profile email phone address)")
     static let encryptionJWK = Option<String?>.text("encryption-jwk", "JWK", help: "public EC P-256 JWK (JSON, or @FILE) to encrypt ID tokens to")
     static let assertionJWK = Option<String?>.text("assertion-jwk", "JWK", help: "public EC P-256 JWK (JSON, or @FILE) for private_key_jwt")
+    static let postLogoutRedirectURI = Option<String?>.text("post-logout-redirect-uri", "URI",
+                                                            help: "where RP-initiated logout may send the browser afterwards (repeat for several)")
     static let idTokenAlg = Option<String?>.text("id-token-alg", "ALG", help: "how its ID tokens are signed: ES256 (default) or RS256")
     static let clientID = Argument("client", help: "the client id (oc_…)")
 
     static let create = Command(spec: CommandSpec(
         path: "admin client create", summary: "Register an OpenID Connect client (a confidential client's secret is shown once).",
-        options: remote + [name.spec, type.spec, redirectURI.spec, scope.spec, encryptionJWK.spec, assertionJWK.spec, idTokenAlg.spec],
+        options: remote + [name.spec, type.spec, redirectURI.spec, scope.spec, encryptionJWK.spec, assertionJWK.spec, idTokenAlg.spec,
+                           postLogoutRedirectURI.spec],
         example: "custos admin client create --name 'Example app' --redirect-uri com.example.app:/callback")
     ) { arguments in
         let client = try ClientOptions.adminClient(arguments)
@@ -28,7 +31,7 @@ enum OIDCClientCommands {
             name: try arguments[name], clientType: arguments[type], redirectURIs: arguments.every(redirectURI.spec),
             scopes: scopes, encryptionJWK: try arguments[encryptionJWK].map { try jwk($0, option: "encryption-jwk") },
             assertionJWK: try arguments[assertionJWK].map { try jwk($0, option: "assertion-jwk") },
-            idTokenSignedResponseAlg: arguments[idTokenAlg])
+            idTokenSignedResponseAlg: arguments[idTokenAlg], postLogoutRedirectURIs: arguments.every(postLogoutRedirectURI.spec))
         let created = try await client.createOIDCClient(request)
         try ClientOptions.output(arguments, created) {
             describe(created) + (created.clientSecret.map { ["client secret (shown once, keep it secret): \($0)"] } ?? [])
@@ -66,6 +69,7 @@ enum OIDCClientCommands {
          "redirect URIs: \(info.redirectURIs.joined(separator: " "))",
          "scopes: \(info.scopes.joined(separator: " "))", "ID tokens signed \(info.idTokenSignedResponseAlg ?? "ES256")"]
             + (info.encryptionJWK == nil ? [] : ["ID tokens may be encrypted to its key"])
+            + (info.postLogoutRedirectURIs.isEmpty ? [] : ["after logout: \(info.postLogoutRedirectURIs.joined(separator: " "))"])
     }
 
     /// A JWK given inline or as `@FILE`.

@@ -44,7 +44,11 @@ enum SignInCommands {
             if let url = arguments[authorizationURL] {
                 guard let requestURL = URL(string: url) else { throw UsageError("--authorization-url is not a URL") }
                 let response = try await client.authorizeBoundUser(requestURL: requestURL, timeout: TimeInterval(arguments[timeout]))
-                try ClientOptions.output(arguments, response) { ["code: \(response.code)", "location: \(response.location)"] }
+                try ClientOptions.output(arguments, response) {
+                    response.responseMode == "form_post"
+                        ? ["code: \(response.code)", "post code, state and iss as a form to \(response.redirectURI) (response_mode=form_post)"]
+                        : ["code: \(response.code)", "location: \(response.location)"]
+                }
             } else {
                 guard let redirect = arguments[redirectURI] else { throw UsageError("--redirect-uri is required (or --authorization-url)") }
                 let request = BoundUserAuthenticationRequest(redirectURI: redirect, encrypted: arguments[encrypted],

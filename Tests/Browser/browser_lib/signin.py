@@ -109,7 +109,8 @@ class SignInFlows:
             def log_message(self, *args):
                 pass
 
-        server = http.server.HTTPServer(("127.0.0.1", 0), Receiver)
+        # Threaded: a connection the browser opens ahead and leaves idle must not hold up the post.
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         try:
             redirect = f"http://127.0.0.1:{server.server_port}/cb"
