@@ -49,10 +49,36 @@ import FoundationNetworking
         #expect(try await RevocationTests.userInfoStatus(live, tokens.access) == 401)
         #expect(try await RevocationTests.refresh(live, device, tokens.refresh).0 == 400)
         let events = try live.store.auditEvents(afterSequence: 0, limit: 100, userID: device.userID, transactionID: nil)
-        #expect(events.contains { $0.kind == AuditKind.oidcGrantRevoked.rawValue && $0.details["reason"] == "logged out by the client" })
-        // Again (the grant already ended), by POST, without an address: a page, nothing more to end.
+        #expect(events.contains { $0.kind == AuditKind.oidcGrantRevoked.rawValue && $0.details["reason"] == "RP-initiated logout (id_token_hint)" })
+        // Again (the grant already ended), by POST, without an address: the same page as for a live one.
         let again = try await logout(live, ["id_token_hint": tokens.id], post: true)
-        #expect(again.status == 200 && again.location == nil && again.body.contains("nothing more to sign out"))
+        #expect(again.status == 200 && again.location == nil && again.body.contains("You are signed out of App"))
+    }
+
+    /// A grant with offline_access is meant to outlive sign-ins: an expired ID token (a copy in a
+    /// browser's history) does not end it; the client's current one, from its last refresh, does.
+    @Test func anExpiredHintEndsNoOfflineGrant() async throws {
+        let live = try LiveServer.make(.sqlite)
+        defer { live.stop() }
+        let (device, tokens) = try await signedIn(live)
+        live.clock.advance(by: TimeInterval(live.oidc.policy.idTokenLifetime + 60))
+        let stale = try await logout(live, ["id_token_hint": tokens.id, "post_logout_redirect_uri": Self.afterLogout])
+        #expect(stale.status == 302 && stale.location == Self.afterLogout)
+        let (status, refreshed) = try await RevocationTests.refresh(live, device, tokens.refresh)
+        #expect(status == 200, "\(refreshed)")
+        let current = try #require(refreshed["id_token"] as? String)
+        let next = try #require(refreshed["refresh_token"] as? String)
+        #expect(try await logout(live, ["id_token_hint": current]).status == 200)
+        #expect(try await RevocationTests.refresh(live, device, next).0 == 400)
+    }
+
+    /// The registered address is used as registered: its own query keeps its bytes.
+    @Test func theRegisteredQueryIsKeptAsItIs() {
+        #expect(AuthorizationRedirect.location("https://app.example/bye?x=a+b", ["state": "s 1"]) == "https://app.example/bye?x=a+b&state=s%201")
+        #expect(AuthorizationRedirect.location("https://app.example/bye?", ["state": "s"]) == "https://app.example/bye?state=s")
+        #expect(AuthorizationRedirect.location("https://app.example/bye", ["state": nil]) == "https://app.example/bye")
+        #expect(AuthorizationRedirect.location("com.example.app:/cb", ["code": "c+d", "iss": "https://id.example"])
+                == "com.example.app:/cb?code=c%2Bd&iss=https://id.example")
     }
 
     /// What could make the endpoint an open redirector, or let one client end another's grants,

@@ -47,7 +47,7 @@ import FoundationNetworking
         // The request is for alice: bob's device is refused once it has signed (so a device id and a
         // guess learn no owner), alice's is taken. A hint that is no user id is refused outright.
         let (status, code) = try await begin(bob, loginHint: alice.userID)
-        #expect(status == 400 && code == "login_required")
+        #expect(status == 403 && code == "login_required")
         #expect(try await begin(alice, loginHint: alice.userID).0 == 200)
         for hint in ["", "Security check: type 42", String(repeating: "a", count: 129)] {
             #expect(try await begin(alice, loginHint: hint).1 == "invalid_request", "\(hint)")

@@ -74,7 +74,8 @@ public struct OIDCClientInfo: Codable, Equatable, Sendable {
     public var assertionJWK: ClientJWK?
     /// `ES256` or `RS256`.
     public var idTokenSignedResponseAlg: String?
-    public var postLogoutRedirectURIs: [String]
+    /// Always sent by this server; nil only from one older than post-logout addresses.
+    public var postLogoutRedirectURIs: [String]?
     public var createdAt: Date
     public var clientSecret: String?
 
@@ -94,7 +95,7 @@ public struct OIDCClientInfo: Codable, Equatable, Sendable {
 
     public init(clientID: String, name: String, clientType: String, redirectURIs: [String], scopes: [String], tokenEndpointAuthMethod: String,
                 encryptionJWK: ClientJWK?, assertionJWK: ClientJWK?, idTokenSignedResponseAlg: String? = nil,
-                postLogoutRedirectURIs: [String] = [], createdAt: Date, clientSecret: String? = nil) {
+                postLogoutRedirectURIs: [String]? = nil, createdAt: Date, clientSecret: String? = nil) {
         self.postLogoutRedirectURIs = postLogoutRedirectURIs
         self.idTokenSignedResponseAlg = idTokenSignedResponseAlg
         self.clientID = clientID

@@ -67,12 +67,18 @@ public struct AuthorizationRequestError: Error, Equatable, Sendable {
 extension AuthorizationRequest {
     /// The parameters a request may carry (others are ignored, RFC 6749 §3.1).
     static let maximumValueLength = 2048
+    /// An ID token as a hint: longer than other values (a long nonce is copied into it).
+    static let maximumIDTokenLength = 8192
+
+    static func maximumLength(of name: String) -> Int {
+        name == "id_token_hint" ? maximumIDTokenLength : maximumValueLength
+    }
 
     /// Validates `parameters` (the query of `GET /oauth2/authorize`, or the native call's)
     /// against `client`.
     static func validate(_ parameters: [String: String], client: OIDCClient?) throws -> AuthorizationRequest {
-        for (name, value) in parameters where value.utf8.count > maximumValueLength {
-            throw AuthorizationRequestError(OAuthError(.invalidRequest, "\(name) is longer than \(maximumValueLength) bytes"))
+        for (name, value) in parameters where value.utf8.count > maximumLength(of: name) {
+            throw AuthorizationRequestError(OAuthError(.invalidRequest, "a parameter is longer than \(maximumLength(of: name)) bytes"))
         }
         guard let clientID = parameters["client_id"], !clientID.isEmpty else {
             throw AuthorizationRequestError(OAuthError(.invalidRequest, "client_id is required"))

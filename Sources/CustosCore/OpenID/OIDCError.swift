@@ -18,6 +18,9 @@ public struct OIDCError: DomainError, Equatable {
     /// The device is revoked, or its user disabled or locked.
     public static let accessDenied = OIDCError(kind: .forbidden, code: "access_denied",
                                                message: "This device or its user may not sign in.")
+    /// The request named another user (`login_hint`, `id_token_hint`) than the device's.
+    public static let otherUser = OIDCError(kind: .forbidden, code: "login_required",
+                                            message: "The sign-in request is for another user (login_hint or id_token_hint); sign in as that user.")
     public static let authorizationNotFound = OIDCError(kind: .gone, code: "authorization_expired",
                                                         message: "The sign-in request is unknown, expired or already answered; start again.")
     /// The password a passkey registration asks for again was not accepted (`outcome` from

@@ -18,16 +18,16 @@ extension OIDCService {
     /// registered, named by the hint or `client_id`; every refusal is answered to the browser
     /// itself (`invalid_request`), never redirected.
     public func endSession(_ parameters: [String: String]) throws -> EndedSession {
-        for (name, value) in parameters where value.utf8.count > AuthorizationRequest.maximumValueLength {
-            throw OAuthError(.invalidRequest, "\(name) is longer than \(AuthorizationRequest.maximumValueLength) bytes")
+        for (name, value) in parameters where value.utf8.count > AuthorizationRequest.maximumLength(of: name) {
+            throw OAuthError(.invalidRequest, "a parameter is longer than \(AuthorizationRequest.maximumLength(of: name)) bytes")
         }
-        var hinted: (client: OIDCClient, userID: String, grantID: String?)?
+        var hinted: (client: OIDCClient, userID: String, grantID: String?, expired: Bool)?
         if let hint = parameters["id_token_hint"] {
             guard let claims = verifiedIDToken(hint), let client = try client(named: claims.aud.first),
                   claims.aud.count == 1 else {
                 throw OAuthError(.invalidRequest, "id_token_hint is not an ID token this server signed for one of its clients")
             }
-            hinted = (client, claims.sub, claims.sid)
+            hinted = (client, claims.sub, claims.sid, (claims.exp ?? 0) <= clock.now().timeIntervalSince1970)
         }
         var client = hinted?.client
         if let clientID = parameters["client_id"] {
@@ -43,10 +43,15 @@ extension OIDCService {
             }
             redirect = AuthorizationRedirect.location(uri, ["state": parameters["state"]])
         }
+        // An expired hint (a logout after the sign-in's end, or a copy left in a browser's
+        // history) ends a sign-in's grant, but not one that holds offline_access: that grant is
+        // meant to outlive sign-ins (OIDC Core §11), so only a current ID token — the client's
+        // newest, from its last refresh — ends it (or the client's revocation of its token).
         var ended = false
         if let hinted, let grantID = hinted.grantID, let grant = try store.grant(id: grantID),
-           grant.clientID == hinted.client.id, grant.userID == hinted.userID, grant.revokedAt == nil {
-            try revokeGrant(grant.id, reason: "logged out by the client", now: clock.now())
+           grant.clientID == hinted.client.id, grant.userID == hinted.userID, grant.revokedAt == nil,
+           !(hinted.expired && grant.scope.split(separator: " ").contains("offline_access")) {
+            try revokeGrant(grant.id, reason: "RP-initiated logout (id_token_hint)", now: clock.now())
             ended = true
         }
         return EndedSession(clientName: client?.name, ended: ended, redirect: redirect)
@@ -68,14 +73,16 @@ struct IDTokenHint: Decodable {
     let sub: String
     let aud: [String]
     let sid: String?
+    let exp: TimeInterval?
 
-    enum CodingKeys: String, CodingKey { case iss, sub, aud, sid }
+    enum CodingKeys: String, CodingKey { case iss, sub, aud, sid, exp }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         iss = try container.decode(String.self, forKey: .iss)
         sub = try container.decode(String.self, forKey: .sub)
         sid = try container.decodeIfPresent(String.self, forKey: .sid)
+        exp = try container.decodeIfPresent(TimeInterval.self, forKey: .exp)
         if let list = try? container.decode([String].self, forKey: .aud) {
             aud = list
         } else {

@@ -141,7 +141,7 @@ public final class OIDCService: Sendable {
         // The client asked for one user: another's device is refused, not signed in instead —
         // told only once the device has signed, so a device id and a guess learn no owner.
         if let hint = pending.request.loginHint, hint != device.userID {
-            throw OAuthError(.loginRequired, "the request is for another user (login_hint or id_token_hint): sign in as that user")
+            throw OIDCError.otherUser
         }
         try store.touchDevice(id: device.id, at: now, passwordVerified: false)
         let request = pending.request
@@ -217,16 +217,19 @@ public struct IssuedCode: Equatable, Sendable {
 
 /// Builds redirect locations: the parameters appended to the redirect URI's query.
 public enum AuthorizationRedirect {
+    /// `redirectURI` exactly as registered, with the parameters appended to its query: its own
+    /// query is kept byte for byte (a registered `?x=a+b` keeps meaning what it meant).
     public static func location(_ redirectURI: String, _ parameters: [String: String?]) -> String {
-        guard var components = URLComponents(string: redirectURI) else { return redirectURI }
-        var items = components.queryItems ?? []
-        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
-            if let value { items.append(URLQueryItem(name: name, value: value)) }
-        }
-        components.queryItems = items.isEmpty ? nil : items
+        var added = URLComponents()
+        added.queryItems = parameters.sorted(by: { $0.key < $1.key }).compactMap { name, value in value.map { URLQueryItem(name: name, value: $0) } }
         // URLComponents leaves "+" alone in queries, where form decoders read it as a space: encode it.
-        components.percentEncodedQuery = components.percentEncodedQuery?
-            .replacingOccurrences(of: "+", with: "%2B")
-        return components.string ?? redirectURI
+        guard let encoded = added.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B"), !encoded.isEmpty else { return redirectURI }
+        guard let components = URLComponents(string: redirectURI) else { return redirectURI }
+        let (base, fragment) = redirectURI.firstIndex(of: "#").map { (String(redirectURI[..<$0]), String(redirectURI[$0...])) } ?? (redirectURI, "")
+        switch components.percentEncodedQuery {
+        case nil: return base + "?" + encoded + fragment
+        case let query? where query.isEmpty || base.hasSuffix("&"): return base + encoded + fragment
+        default: return base + "&" + encoded + fragment
+        }
     }
 }

@@ -150,8 +150,8 @@ enum OIDCRoutes {
             response.headers.set("Location", redirect)
             return OpenIDRoutes.noStore(response)
         }
-        let what = ended.ended ? "You are signed out of \(ended.clientName ?? "the app"): its sign-in no longer works here."
-            : "There is nothing more to sign out of here: this server keeps no browser session."
+        // One text whether or not a grant was open: the answer tells a token's holder nothing.
+        let what = "You are signed out\(ended.clientName.map { " of \($0)" } ?? ""). This server keeps no browser session of its own."
         var response = Response.text(SignedOutPage.html(what), contentType: "text/html; charset=utf-8")
         response.headers.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; form-action 'none'")
         response.headers.set("X-Content-Type-Options", "nosniff")

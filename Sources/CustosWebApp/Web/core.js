@@ -56,7 +56,8 @@ export async function api(endpoint, { params = [], query = null, body, auth = nu
   let answer = null;
   try { answer = await response.json(); } catch { answer = null; }
   if (!response.ok) {
-    const detail = answer && answer.error;
+    // The API's envelope {"error":{"code","message"}}, or OAuth's {"error","error_description"}.
+    const detail = typeof answer?.error === "string" ? { code: answer.error, message: answer.error_description } : answer && answer.error;
     if (response.status === 401 && auth === "session" && detail && detail.code === "invalid_session") {
       endSession("Your session ended. Sign in again.");
     }

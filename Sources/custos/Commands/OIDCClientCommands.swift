@@ -69,7 +69,7 @@ enum OIDCClientCommands {
          "redirect URIs: \(info.redirectURIs.joined(separator: " "))",
          "scopes: \(info.scopes.joined(separator: " "))", "ID tokens signed \(info.idTokenSignedResponseAlg ?? "ES256")"]
             + (info.encryptionJWK == nil ? [] : ["ID tokens may be encrypted to its key"])
-            + (info.postLogoutRedirectURIs.isEmpty ? [] : ["after logout: \(info.postLogoutRedirectURIs.joined(separator: " "))"])
+            + ((info.postLogoutRedirectURIs ?? []).isEmpty ? [] : ["after logout: \((info.postLogoutRedirectURIs ?? []).joined(separator: " "))"])
     }
 
     /// A JWK given inline or as `@FILE`.
