@@ -5,8 +5,6 @@ import Foundation
 public struct EndedSession: Equatable, Sendable {
     /// The client the request named (by its `id_token_hint` or `client_id`), if any.
     public var clientName: String?
-    /// Whether a grant was ended (false: the hint's grant had already ended, or none was named).
-    public var ended: Bool
     /// The registered `post_logout_redirect_uri` with `state`, when one was asked for.
     public var redirect: String?
 }
@@ -47,14 +45,13 @@ extension OIDCService {
         // history) ends a sign-in's grant, but not one that holds offline_access: that grant is
         // meant to outlive sign-ins (OIDC Core §11), so only a current ID token — the client's
         // newest, from its last refresh — ends it (or the client's revocation of its token).
-        var ended = false
         if let hinted, let grantID = hinted.grantID, let grant = try store.grant(id: grantID),
            grant.clientID == hinted.client.id, grant.userID == hinted.userID, grant.revokedAt == nil,
            !(hinted.expired && grant.scope.split(separator: " ").contains("offline_access")) {
             try revokeGrant(grant.id, reason: "RP-initiated logout (id_token_hint)", now: clock.now())
-            ended = true
         }
-        return EndedSession(clientName: client?.name, ended: ended, redirect: redirect)
+        // Whether a grant was open is not told: the answer is the same either way.
+        return EndedSession(clientName: client?.name, redirect: redirect)
     }
 
     /// An ID token this server signed (expired ones too: a logout often follows a session's end).

@@ -27,7 +27,7 @@ enum AuthorizationAnswer {
                 <button type="submit">Continue</button></form></body></html>
                 """
             var response = Response.text(html, contentType: "text/html; charset=utf-8")
-            response.headers.set("Content-Security-Policy", policy(postingTo: redirectURI, scripts: "'self'"))
+            response.headers.set("Content-Security-Policy", policy(postingTo: redirectURI))
             response.headers.set("X-Content-Type-Options", "nosniff")
             response.headers.set("X-Frame-Options", "DENY")
             response.headers.set("Referrer-Policy", "no-referrer")
@@ -35,15 +35,12 @@ enum AuthorizationAnswer {
         }
     }
 
-    /// A page's policy that lets its forms post to `redirectURI`'s origin alone (and this
-    /// server). A host CSP cannot name (an IPv6 literal) leaves form-action out: the form's
-    /// action is the server's, never the page's input.
-    static func policy(postingTo redirectURI: String, scripts: String) -> String {
-        var directives = ["default-src 'none'", "script-src \(scripts)", "base-uri 'none'", "frame-ancestors 'none'"]
-        if let origin = formOrigin(redirectURI) { directives.append("form-action 'self' \(origin)") }
+    /// The form page's policy: its one script from this server, its forms posted to
+    /// `redirectURI`'s origin alone (form_post is accepted only for a redirect URI whose origin
+    /// `AuthorizationRequest.formOrigin` can name), never framed.
+    static func policy(postingTo redirectURI: String) -> String {
+        var directives = ["default-src 'none'", "script-src 'self'", "base-uri 'none'", "frame-ancestors 'none'"]
+        if let origin = AuthorizationRequest.formOrigin(redirectURI) { directives.append("form-action 'self' \(origin)") }
         return directives.joined(separator: "; ")
     }
-
-    /// `scheme://host[:port]` of a web redirect URI, when CSP can name its host.
-    static func formOrigin(_ redirectURI: String) -> String? { AuthorizationRequest.formOrigin(redirectURI) }
 }

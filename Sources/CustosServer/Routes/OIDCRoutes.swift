@@ -131,7 +131,7 @@ enum OIDCRoutes {
             ])
         }
         let client = try oidc.client(id: request.clientID)
-        let formAction = request.responseMode == .formPost ? AuthorizationAnswer.formOrigin(request.redirectURI) : nil
+        let formAction = request.responseMode == .formPost ? AuthorizationRequest.formOrigin(request.redirectURI) : nil
         if let page = web?.authorizePage(clientName: client.name, issuer: oidc.policy.issuer, scope: request.scope,
                                          loginHint: request.loginHint, postingTo: formAction) { return page }
         var response = Response.text(AuthorizePage.html(clientName: client.name), contentType: "text/html; charset=utf-8")
@@ -141,8 +141,8 @@ enum OIDCRoutes {
         return OpenIDRoutes.noStore(response)
     }
 
-    /// RP-Initiated Logout: to the registered address the request named, or a page saying what
-    /// ended. A refusal is the browser's page (400), never a redirect.
+    /// RP-Initiated Logout: to the registered address the request named, or a page that says the
+    /// user is signed out. A refusal is the browser's page (400), never a redirect.
     static func endSession(_ oidc: OIDCService, _ parameters: [String: String]) throws -> Response {
         let ended = try oidc.endSession(parameters)
         if let redirect = ended.redirect {
